@@ -1,0 +1,35 @@
+# Two entry points that work on a fresh machine with only Python 3.11+ and make:
+#   make demo   installs tablesight into .venv and runs it on the bundled sample
+#   make test   installs the development tools into .venv and runs the tests
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint typecheck bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(BIN)/tablesight check
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.installed
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_geometry.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

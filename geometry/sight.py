@@ -1,0 +1,179 @@
+"""Line of sight between bases across terrain, as a question about regions.
+
+"Is any part of the target visible from any part of the observer?" and "what
+fraction of the target's footprint can be seen?" are answered by testing sight
+lines from points around the observer's outline to sample points of the target
+(its outline, for "any part", and an even area sampling, for the fraction).
+Lines from the outline suffice for the observer: a clear line from an interior
+point leaves the base through its outline and stays clear from there.
+
+Only terrain that crosses the pair's sight corridor (the convex hull of both
+footprints) is tested; pairs with none are fully visible at once.
+
+Terrain is 2-D here (footprints seen from above); which pieces block, and how,
+is the caller's (the game rules') decision, expressed as a ``SightMode``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+import numpy.typing as npt
+import shapely
+
+from geometry.shapes import FloatArray, Footprints
+
+OBSERVER_SAMPLES = 24
+TARGET_OUTLINE_SAMPLES = 32
+TARGET_AREA_SAMPLES = 64
+_PAIR_CHUNK = 48
+
+
+class SightMode(str, Enum):
+    OPAQUE = "opaque"  # blocks any line that crosses or starts/ends inside it
+    OPAQUE_UNLESS_INSIDE = "opaque_unless_inside"  # ignored when the observer's base overlaps it
+    SEE_INTO = "see_into"  # woods/ruins: a line may start or end inside, never pass through
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A terrain footprint (or a model's base) that can block sight."""
+
+    id: str
+    polygon: shapely.Polygon
+    mode: SightMode = SightMode.OPAQUE
+    owner: str | None = None  # a model id: never blocks sight lines of that model itself
+
+
+@dataclass(frozen=True)
+class Sight:
+    visible: bool
+    visible_fraction: float
+    blocked_by: tuple[str, ...] = field(default=())  # obstacles that block at least one sight line
+
+
+def _area_samples(count: int) -> tuple[FloatArray, FloatArray]:
+    """Evenly spread points of equal area in the unit disc (sunflower pattern)."""
+    k = np.arange(count) + 0.5
+    r = np.sqrt(k / count)
+    theta = k * math.pi * (3.0 - math.sqrt(5.0))
+    return r * np.cos(theta), r * np.sin(theta)
+
+
+def _target_samples() -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    t = np.linspace(0.0, 2 * math.pi, TARGET_OUTLINE_SAMPLES, endpoint=False)
+    # A hair inside the outline, so a target touching a wall is not "inside" it.
+    ou, ov = 0.999 * np.cos(t), 0.999 * np.sin(t)
+    au, av = _area_samples(TARGET_AREA_SAMPLES)
+    is_area = np.r_[np.zeros(len(ou), dtype=bool), np.ones(len(au), dtype=bool)]
+    return np.r_[ou, au], np.r_[ov, av], is_area
+
+
+class SightLines:
+    """Answers line-of-sight questions against a fixed set of obstacles."""
+
+    def __init__(self, obstacles: Sequence[Obstacle]) -> None:
+        self.obstacles = list(obstacles)
+        polygons = [o.polygon for o in self.obstacles]
+        self._tree = shapely.STRtree(polygons)
+        self._rings = [np.asarray(polygon.exterior.coords, dtype=np.float64) for polygon in polygons]
+        tu, tv, self._is_area = _target_samples()
+        self._tu, self._tv = tu[None, :], tv[None, :]
+        t = np.linspace(0.0, 2 * math.pi, OBSERVER_SAMPLES, endpoint=False)
+        self._ou, self._ov = np.cos(t)[None, :], np.sin(t)[None, :]
+
+    def check(
+        self,
+        observers: Footprints,
+        targets: Footprints,
+        observer_ids: Sequence[str] | None = None,
+        target_ids: Sequence[str] | None = None,
+    ) -> list[Sight]:
+        """Sight from observers[k] to targets[k] for each k (the two sets are paired)."""
+        n = len(observers)
+        if len(targets) != n:
+            raise ValueError(f"{n} observers but {len(targets)} targets")
+        obs_ids = list(observer_ids) if observer_ids is not None else [""] * n
+        tgt_ids = list(target_ids) if target_ids is not None else [""] * n
+        results = [Sight(True, 1.0) for _ in range(n)]
+        if n == 0 or not self.obstacles:
+            return results
+
+        obs_pts = observers.points_at(self._ou, self._ov)  # (n, O, 2)
+        tgt_pts = targets.points_at(self._tu, self._tv)  # (n, T, 2)
+        outline = targets.boundary_points(16)
+        corridors = shapely.convex_hull(shapely.multipoints(np.concatenate([obs_pts, outline], axis=1)))
+        pair_idx, obstacle_idx = self._tree.query(corridors, predicate="intersects")
+        if len(pair_idx) == 0:
+            return results
+
+        blocked = np.zeros((n, obs_pts.shape[1], tgt_pts.shape[1]), dtype=bool)
+        blockers: list[set[str]] = [set() for _ in range(n)]
+        for k in np.unique(obstacle_idx):
+            obstacle = self.obstacles[k]
+            pairs = pair_idx[obstacle_idx == k]
+            if obstacle.owner is not None:
+                pairs = np.array(
+                    [p for p in pairs if obstacle.owner not in (obs_ids[p], tgt_ids[p])], dtype=np.intp
+                )
+            if obstacle.mode is SightMode.OPAQUE_UNLESS_INSIDE and len(pairs):
+                observer_polys = observers[pairs].polygons(32)
+                pairs = pairs[~shapely.intersects(observer_polys, obstacle.polygon)]
+            for start in range(0, len(pairs), _PAIR_CHUNK):
+                chunk = pairs[start : start + _PAIR_CHUNK]
+                hit = self._blocked_by(k, obs_pts[chunk], tgt_pts[chunk])
+                blocked[chunk] |= hit
+                for p in chunk[hit.any(axis=(1, 2))]:
+                    blockers[p].add(obstacle.id)
+
+        seen = ~blocked.all(axis=1)  # (n, T): target point seen from some observer point
+        fraction = seen[:, self._is_area].mean(axis=1)
+        for p in np.unique(pair_idx):
+            results[p] = Sight(bool(seen[p].any()), float(fraction[p]), tuple(sorted(blockers[p])))
+        return results
+
+    def _blocked_by(self, k: int, obs_pts: FloatArray, tgt_pts: FloatArray) -> npt.NDArray[np.bool_]:
+        """(P, O, T) sight lines from observer points to target points blocked by obstacle k."""
+        obstacle = self.obstacles[k]
+        ring = self._rings[k]  # (V + 1, 2), closed
+        p = obs_pts.astype(np.float32)  # (P, O, 2); float32 halves the memory traffic
+        q = tgt_pts.astype(np.float32)  # (P, T, 2)
+        # cross(q - p, v - p) = cross(q, v) - cross(q, p) - cross(p, v): only the
+        # first term needs all of (P, O, T), and it comes from small factors.
+        q_cross_p = (q[:, None, :, 0] * p[:, :, None, 1] - q[:, None, :, 1] * p[:, :, None, 0])  # (P, O, T)
+        p_x, p_y = p[:, :, None, 0], p[:, :, None, 1]
+        q_x, q_y = q[:, None, :, 0], q[:, None, :, 1]
+
+        def vertex_side(v: FloatArray) -> npt.NDArray[np.bool_]:
+            """Which side of each sight line the vertex v lies on (half-open: > 0)."""
+            vx, vy = np.float32(v[0]), np.float32(v[1])
+            q_v = q_x * vy - q_y * vx  # (P, 1, T)
+            p_v = p_x * vy - p_y * vx  # (P, O, 1)
+            out: npt.NDArray[np.bool_] = (q_v - q_cross_p) > p_v
+            return out
+
+        crossings = np.zeros(q_cross_p.shape, dtype=np.int8)
+        side_start = vertex_side(ring[0])
+        for v0, v1 in zip(ring[:-1], ring[1:]):
+            side_end = vertex_side(v1)
+            ex, ey = v1 - v0
+            # Sign of cross(edge, point - v0) for both ends of each sight line.
+            p_sign = np.sign(ex * (p_y - v0[1]) - ey * (p_x - v0[0])).astype(np.int8)  # (P, O, 1)
+            q_sign = np.sign(ex * (q_y - v0[1]) - ey * (q_x - v0[0])).astype(np.int8)  # (P, 1, T)
+            crossings += (side_start != side_end) & ((p_sign * q_sign) < 0)
+            side_start = side_end
+
+        polygon = obstacle.polygon
+        inside_obs = shapely.contains_xy(polygon, obs_pts[..., 0], obs_pts[..., 1])[:, :, None]
+        inside_tgt = shapely.contains_xy(polygon, tgt_pts[..., 0], tgt_pts[..., 1])[:, None, :]
+        if obstacle.mode is SightMode.SEE_INTO:
+            # Each stretch inside the piece that touches neither end means passing through it.
+            through = crossings - inside_obs.astype(int) - inside_tgt.astype(int)
+            result: npt.NDArray[np.bool_] = through >= 2
+        else:
+            result = (crossings > 0) | inside_obs | inside_tgt
+        return result

@@ -1,0 +1,1 @@
+"""The referee page (FastAPI). Empty until the web issue lands."""

@@ -105,7 +105,7 @@ def ellipse_gap_in(
     return result
 
 
-def _gap_matrix(first: Footprints, second: Footprints, pairs: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]) -> FloatArray:
+def _gap_matrix(first: Footprints, second: Footprints, pairs: tuple[npt.NDArray[np.intp], ...]) -> FloatArray:
     i, j = pairs
     return ellipse_gap_in(
         second.x_in[j] - first.x_in[i],
@@ -182,8 +182,8 @@ def polygon_distance_in(footprints: Footprints, polygon: shapely.Polygon) -> Flo
         half = (end - start) / 2
         edge_len = np.hypot(half[:, 0], half[:, 1])
         edge_angle = np.arctan2(half[:, 1], half[:, 0])
-        i, k = np.meshgrid(oval, np.arange(len(mid)), indexing="ij")
-        i, k = i.ravel(), k.ravel()
+        grid_i, grid_k = np.meshgrid(oval, np.arange(len(mid)), indexing="ij")
+        i, k = grid_i.ravel(), grid_k.ravel()
         gaps = ellipse_gap_in(
             mid[k, 0] - footprints.x_in[i],
             mid[k, 1] - footprints.y_in[i],

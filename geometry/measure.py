@@ -9,20 +9,17 @@ A comparison is *too close to call* when the threshold lies within
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 EXACT_TOLERANCE_IN = 1e-6
 DEFAULT_SIGMAS = 2.0
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     YES = "yes"
     NO = "no"
     TOO_CLOSE = "too_close"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def _fmt(value: float) -> str:
@@ -54,7 +51,7 @@ class Comparison:
         """'2.41" (needs <= 2.00"; too close to call at +/-0.04")' style text."""
         text = f"{_fmt(self.value_in)} (needs {self.relation} {_fmt(self.threshold_in)}"
         if self.sigma_in > 0:
-            text += f", measured to ±{self.sigma_in:.2f}\""
+            text += f', measured to ±{self.sigma_in:.2f}"'
         if self.verdict is Verdict.TOO_CLOSE:
             text += "; too close to call"
         return text + ")"

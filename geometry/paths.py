@@ -47,7 +47,10 @@ def _ring_points(geometry: shapely.Geometry) -> list[tuple[float, float]]:
 def _steiner_points(polygon: shapely.Polygon, spacing_in: float) -> list[tuple[float, float]]:
     ring = polygon.exterior
     count = max(int(np.ceil(ring.length / spacing_in)), 3)
-    return [(float(p.x), float(p.y)) for p in shapely.line_interpolate_point(ring, np.linspace(0, ring.length, count, endpoint=False))]
+    return [
+        (float(p.x), float(p.y))
+        for p in shapely.line_interpolate_point(ring, np.linspace(0, ring.length, count, endpoint=False))
+    ]
 
 
 def shortest_path(
@@ -73,7 +76,9 @@ def shortest_path(
     core = grown.buffer(-_CORE_SHRINK_IN) if not grown.is_empty else grown
     for name, point in (("start", start), ("goal", goal)):
         if not core.is_empty and core.contains(shapely.Point(point)):
-            return PathResult(False, float("inf"), float("inf"), (), f"the {name} position is inside blocking terrain or a base")
+            return PathResult(
+                False, float("inf"), float("inf"), (), f"the {name} position is inside blocking terrain or a base"
+            )
 
     slow = shapely.union_all(list(difficult)) if difficult else shapely.Polygon()
     nodes = [start, goal, *_ring_points(grown)]
@@ -101,7 +106,7 @@ def shortest_path(
         cost[touches] += (difficult_cost - 1.0) * shapely.length(shapely.intersection(lines[touches], slow_core))
 
     neighbours: list[list[tuple[int, float, float]]] = [[] for _ in range(n)]
-    for a, b, c, ln in zip(i.tolist(), j.tolist(), cost.tolist(), length.tolist()):
+    for a, b, c, ln in zip(i.tolist(), j.tolist(), cost.tolist(), length.tolist(), strict=True):
         neighbours[a].append((b, c, ln))
         neighbours[b].append((a, c, ln))
     best = np.full(n, np.inf)
@@ -122,7 +127,9 @@ def shortest_path(
                 travelled[other] = travelled[node] + edge_len
                 heapq.heappush(queue, (best[other], other))
     if not np.isfinite(best[1]):
-        return PathResult(False, float("inf"), float("inf"), (), "no path: the way is closed by blocking terrain or bases")
+        return PathResult(
+            False, float("inf"), float("inf"), (), "no path: the way is closed by blocking terrain or bases"
+        )
     route = [1]
     while route[-1] != 0:
         route.append(int(previous[route[-1]]))

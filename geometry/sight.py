@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
@@ -27,13 +27,13 @@ import shapely
 
 from geometry.shapes import FloatArray, Footprints
 
-OBSERVER_SAMPLES = 24
+OBSERVER_SAMPLES = 64
 TARGET_OUTLINE_SAMPLES = 32
 TARGET_AREA_SAMPLES = 64
 _PAIR_CHUNK = 48
 
 
-class SightMode(str, Enum):
+class SightMode(StrEnum):
     OPAQUE = "opaque"  # blocks any line that crosses or starts/ends inside it
     OPAQUE_UNLESS_INSIDE = "opaque_unless_inside"  # ignored when the observer's base overlaps it
     SEE_INTO = "see_into"  # woods/ruins: a line may start or end inside, never pass through
@@ -117,9 +117,7 @@ class SightLines:
             obstacle = self.obstacles[k]
             pairs = pair_idx[obstacle_idx == k]
             if obstacle.owner is not None:
-                pairs = np.array(
-                    [p for p in pairs if obstacle.owner not in (obs_ids[p], tgt_ids[p])], dtype=np.intp
-                )
+                pairs = np.array([p for p in pairs if obstacle.owner not in (obs_ids[p], tgt_ids[p])], dtype=np.intp)
             if obstacle.mode is SightMode.OPAQUE_UNLESS_INSIDE and len(pairs):
                 observer_polys = observers[pairs].polygons(32)
                 pairs = pairs[~shapely.intersects(observer_polys, obstacle.polygon)]
@@ -130,7 +128,7 @@ class SightLines:
                 for p in chunk[hit.any(axis=(1, 2))]:
                     blockers[p].add(obstacle.id)
 
-        seen = ~blocked.all(axis=1)  # (n, T): target point seen from some observer point
+        seen = np.logical_not(blocked.all(axis=1))  # (n, T): target point seen from some observer point
         fraction = seen[:, self._is_area].mean(axis=1)
         for p in np.unique(pair_idx):
             results[p] = Sight(bool(seen[p].any()), float(fraction[p]), tuple(sorted(blockers[p])))
@@ -144,7 +142,7 @@ class SightLines:
         q = tgt_pts.astype(np.float32)  # (P, T, 2)
         # cross(q - p, v - p) = cross(q, v) - cross(q, p) - cross(p, v): only the
         # first term needs all of (P, O, T), and it comes from small factors.
-        q_cross_p = (q[:, None, :, 0] * p[:, :, None, 1] - q[:, None, :, 1] * p[:, :, None, 0])  # (P, O, T)
+        q_cross_p = q[:, None, :, 0] * p[:, :, None, 1] - q[:, None, :, 1] * p[:, :, None, 0]  # (P, O, T)
         p_x, p_y = p[:, :, None, 0], p[:, :, None, 1]
         q_x, q_y = q[:, None, :, 0], q[:, None, :, 1]
 
@@ -158,7 +156,7 @@ class SightLines:
 
         crossings = np.zeros(q_cross_p.shape, dtype=np.int8)
         side_start = vertex_side(ring[0])
-        for v0, v1 in zip(ring[:-1], ring[1:]):
+        for v0, v1 in zip(ring[:-1], ring[1:], strict=True):
             side_end = vertex_side(v1)
             ex, ey = v1 - v0
             # Sign of cross(edge, point - v0) for both ends of each sight line.

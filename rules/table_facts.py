@@ -61,7 +61,9 @@ def resolve(scene: Scene, ref: str) -> Thing:
     if kind in ("", "terrain"):
         found += [Thing("terrain", t.id, f"terrain {t.id}", polygon=t.shape) for t in scene.terrain if t.id == ident]
     if not found:
-        raise UnknownThingError(f"{scene.source}: nothing called {ident!r} (no model, unit, objective or terrain with that id)")
+        raise UnknownThingError(
+            f"{scene.source}: nothing called {ident!r} (no model, unit, objective or terrain with that id)"
+        )
     if len(found) > 1:
         kinds = ", ".join(f"{t.kind}:{t.id}" for t in found)
         raise UnknownThingError(f"{ident!r} is ambiguous in {scene.source}: say which of {kinds}")
@@ -121,7 +123,7 @@ def sight_lines(scene: Scene, profile: GameProfile, models_block: bool = False) 
             obstacles.append(Obstacle(piece.id, piece.shape, mode))
     if models_block and scene.models:
         polygons = scene.footprints().polygons(32)
-        obstacles += [Obstacle(f"model:{m.id}", p, owner=m.id) for m, p in zip(scene.models, polygons)]
+        obstacles += [Obstacle(f"model:{m.id}", p, owner=m.id) for m, p in zip(scene.models, polygons, strict=True)]
     return SightLines(obstacles)
 
 
@@ -156,8 +158,8 @@ def line_of_sight(scene: Scene, observer_ref: str, target_ref: str, models_block
         if not thing.models:
             raise UnknownThingError(f"line of sight is between models or units; {thing.kind} {thing.id!r} is neither")
     lines = sight_lines(scene, profile_for(scene.game), models_block)
-    i, j = np.meshgrid(np.arange(len(observer.models)), np.arange(len(target.models)), indexing="ij")
-    i, j = i.ravel(), j.ravel()
+    grid_i, grid_j = np.meshgrid(np.arange(len(observer.models)), np.arange(len(target.models)), indexing="ij")
+    i, j = grid_i.ravel(), grid_j.ravel()
     assert observer.footprints is not None and target.footprints is not None
     results = lines.check(
         observer.footprints[i],
@@ -173,7 +175,7 @@ def line_of_sight(scene: Scene, observer_ref: str, target_ref: str, models_block
             "visible_fraction": round(r.visible_fraction, 4),
             "blocked_by": list(r.blocked_by),
         }
-        for a, b, r in zip(i, j, results)
+        for a, b, r in zip(i, j, results, strict=True)
     )
     blocked = sorted({t for r in results for t in r.blocked_by})
     return LineOfSight(
@@ -230,9 +232,7 @@ def coherency_rulings(scene: Scene, profile: GameProfile) -> list[Ruling]:
     return rulings
 
 
-def _coherency_reasons(
-    name: str, ids: list[str], report: Any, limit_in: float, need: int, d: np.ndarray
-) -> list[str]:
+def _coherency_reasons(name: str, ids: list[str], report: Any, limit_in: float, need: int, d: np.ndarray) -> list[str]:
     neighbours = "another model" if need == 1 else f"{need} other models"
     if report.verdict is Verdict.YES:
         if len(ids) == 1:
@@ -247,10 +247,14 @@ def _coherency_reasons(
     for k in report.lacking:
         others = np.argsort(np.where(np.arange(len(ids)) == k, np.inf, d[k]))[:need]
         near = ", ".join(f"{ids[o]} at {_fmt(d[k, o])}" for o in others)
-        reasons.append(f"{name} are {state}: {ids[k]} has {report.possible_counts[k]} of the {need} models it needs within {_fmt(limit_in)} (nearest: {near}).")
+        reasons.append(
+            f"{name} are {state}: {ids[k]} has {report.possible_counts[k]} of the {need} models it needs "
+            f"within {_fmt(limit_in)} (nearest: {near})."
+        )
     for k in report.uncertain:
         reasons.append(
-            f"{ids[k]} is {_fmt(report.nearest_distance_in[k])} from {ids[report.nearest[k]]}, within measuring error of {_fmt(limit_in)}: too close to call."
+            f"{ids[k]} is {_fmt(report.nearest_distance_in[k])} from {ids[report.nearest[k]]}, "
+            f"within measuring error of {_fmt(limit_in)}: too close to call."
         )
     if len(report.groups) > 1:
         groups = "; ".join("(" + ", ".join(ids[i] for i in g) + ")" for g in report.groups)
@@ -279,7 +283,9 @@ def engagement_rulings(scene: Scene, profile: GameProfile) -> list[Ruling]:
         measurements: tuple[Comparison, ...] = (horizontal,)
         verdict = horizontal.verdict
         a, b = scene.models[i], scene.models[j]
-        reason = f"{a.id} ({scene.unit(a.unit).name}) is {horizontal.describe()} from {b.id} ({scene.unit(b.unit).name})."
+        reason = (
+            f"{a.id} ({scene.unit(a.unit).name}) is {horizontal.describe()} from {b.id} ({scene.unit(b.unit).name})."
+        )
         if profile.engagement_vertical_in is not None:
             vert = compare_at_most("vertical distance", float(vertical[i, j]), profile.engagement_vertical_in)
             measurements += (vert,)

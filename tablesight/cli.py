@@ -42,7 +42,8 @@ def cmd_los(args: argparse.Namespace) -> int:
 
     result = line_of_sight(Scene.load(args.scene), args.observer, args.target, models_block=args.models_block)
     if result.visible:
-        text = f"{result.target.label} is visible from {result.observer.label}: {result.visible_fraction:.0%} of it can be seen"
+        seen = f"{result.visible_fraction:.0%} of it can be seen"
+        text = f"{result.target.label} is visible from {result.observer.label}: {seen}"
     else:
         text = f"{result.target.label} is not visible from {result.observer.label}"
     if result.blocked_by:
@@ -63,7 +64,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if report.nearest_enemy:
         lines.append("Nearest enemy:")
         for row in report.nearest_enemy:
-            lines.append(f"  {row['unit']}: {row['enemy_model']} ({row['enemy_unit']}) is {_fmt(row['distance_in'])} from {row['model']}")
+            lines.append(
+                f"  {row['unit']}: {row['enemy_model']} ({row['enemy_unit']}) "
+                f"is {_fmt(row['distance_in'])} from {row['model']}"
+            )
     _emit(args, report.to_json(), "\n".join(lines))
     return 0
 
@@ -78,7 +82,9 @@ def bundled_sample() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tablesight", description="An overhead-camera referee for tabletop miniature games.")
+    parser = argparse.ArgumentParser(
+        prog="tablesight", description="An overhead-camera referee for tabletop miniature games."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:

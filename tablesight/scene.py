@@ -154,7 +154,9 @@ class Scene:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise SceneError(source, [("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]) from None
+            raise SceneError(
+                source, [("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]
+            ) from None
         return cls.from_dict(data, source)
 
     @classmethod
@@ -231,7 +233,9 @@ def _validate(data: Any, source: str) -> None:
     problems = list(_non_finite(data, []))
     if data.get("format") != SCENE_FORMAT:
         found = data.get("format")
-        raise SceneError(source, [("format", f"expected {SCENE_FORMAT!r}, got {found!r} (unsupported scene format or version)")])
+        raise SceneError(
+            source, [("format", f"expected {SCENE_FORMAT!r}, got {found!r} (unsupported scene format or version)")]
+        )
     validator = jsonschema.Draft202012Validator(scene_schema())
     for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
         problems.append((field_path(error.absolute_path), _schema_reason(error)))
@@ -245,7 +249,7 @@ def _validate(data: Any, source: str) -> None:
 def _schema_reason(error: jsonschema.ValidationError) -> str:
     if error.validator == "enum" and list(error.absolute_path)[-1:] == ["base"]:
         try:
-            base_semi_axes_in(error.instance)
+            base_semi_axes_in(str(error.instance))
         except (UnknownBaseError, ValueError, TypeError) as base_error:
             return str(base_error)
     if error.validator == "required":
@@ -265,10 +269,16 @@ def _semantic_problems(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
         ids[kind] = seen
     for index, unit in enumerate(data.get("units", [])):
         if ids["players"] and unit["player"] not in ids["players"]:
-            yield f"units[{index}].player", f"unit {unit['id']!r} belongs to player {unit['player']!r}, who is not in players"
+            yield (
+                f"units[{index}].player",
+                f"unit {unit['id']!r} belongs to player {unit['player']!r}, who is not in players",
+            )
     for index, model in enumerate(data.get("models", [])):
         if model["unit"] not in ids["units"]:
-            yield f"models[{index}].unit", f"model {model['id']!r} belongs to unit {model['unit']!r}, which does not exist"
+            yield (
+                f"models[{index}].unit",
+                f"model {model['id']!r} belongs to unit {model['unit']!r}, which does not exist",
+            )
         if not (0 <= model["x"] <= width and 0 <= model["y"] <= depth):
             yield (
                 f"models[{index}]",
@@ -278,7 +288,8 @@ def _semantic_problems(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
         if not (0 <= objective["x"] <= width and 0 <= objective["y"] <= depth):
             yield (
                 f"objectives[{index}]",
-                f"objective {objective['id']!r} at ({objective['x']}, {objective['y']}) is off the {width:g} x {depth:g} in table",
+                f"objective {objective['id']!r} at ({objective['x']}, {objective['y']}) "
+                f"is off the {width:g} x {depth:g} in table",
             )
     for index, piece in enumerate(data.get("terrain", [])):
         reason = validate_polygon(piece["polygon"])

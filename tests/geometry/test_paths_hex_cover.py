@@ -1,0 +1,129 @@
+"""Move paths, hex grids and cover relations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from geometry.cover import cover_relation
+from geometry.hexgrid import HexGrid, hex_distance
+from geometry.paths import shortest_path
+from geometry.shapes import Footprints
+
+
+def test_open_ground_path_is_the_straight_line() -> None:
+    result = shortest_path((0, 0), (3, 4), 0.5)
+    assert result.reachable and result.cost_in == pytest.approx(5.0) and result.length_in == pytest.approx(5.0)
+
+
+def test_path_goes_round_a_blocking_box_by_its_grown_corners() -> None:
+    # A base of radius 0.5 passes a 2x4 box; the centre path hugs the box grown by 0.5.
+    result = shortest_path((0, 0), (10, 0), 0.5, [shapely.box(4, -2, 6, 2)])
+    # Tangent from (0,0) to the circle of radius 0.5 round the corner (4,2), an arc over the
+    # corner, the 2" top, and the mirror image down to (10,0).
+    d = math.hypot(4, 2)
+    tangent = math.sqrt(d * d - 0.25)
+    arc_turn = math.atan2(2, 4) + math.asin(0.5 / d)  # the tangent line's slope angle
+    expected = 2 * tangent + 2 * 0.5 * arc_turn + 2
+    assert result.reachable
+    assert result.length_in == pytest.approx(expected, abs=0.005)  # corners are 64-gons
+    assert result.length_in > 10.0
+
+
+def test_difficult_terrain_costs_double() -> None:
+    # Focal Point, Terrain: "Difficult terrain costs double". A 2" wide band across the way.
+    band = shapely.box(4, -20, 6, 20)
+    result = shortest_path((0, 0), (10, 0), 0.5, difficult=[band])
+    assert result.cost_in == pytest.approx(12.0)
+    assert result.length_in == pytest.approx(10.0)
+
+
+def test_going_round_difficult_terrain_when_cheaper() -> None:
+    patch = shapely.box(4, -2, 6, 2)
+    result = shortest_path((0, 0), (10, 0), 0.5, difficult=[patch])
+    assert result.cost_in == pytest.approx(2 * math.hypot(4, 2) + 2, abs=1e-6)  # 10.94 < 12
+
+
+def test_closed_gap_is_unreachable_and_start_inside_is_refused() -> None:
+    walls = [shapely.box(4, -10, 5, -0.4), shapely.box(4, 0.4, 5, 10)]  # a 0.8" gap
+    assert shortest_path((0, 0), (10, 0), 0.3, walls).reachable
+    closed = shortest_path((0, 0), (10, 0), 0.5, walls, bounds=shapely.box(-1, -10, 11, 10))
+    assert not closed.reachable and "no path" in closed.reason
+    inside = shortest_path((4.5, 5), (10, 0), 0.3, walls)
+    assert not inside.reachable and "start" in inside.reason
+
+
+def test_table_edge_keeps_the_whole_base_on_the_table() -> None:
+    table = shapely.box(0, 0, 24, 24)
+    box = shapely.box(5, 0, 6, 10)
+    result = shortest_path((2, 2), (9, 2), 0.5, [box], bounds=table)
+    assert result.reachable
+    assert all(0.5 - 1e-6 <= y <= 23.5 + 1e-6 for _, y in result.points)
+
+
+@pytest.mark.parametrize("orientation", ["flat", "pointy"])
+def test_hex_centres_round_trip_and_neighbours_are_one_step(orientation: str) -> None:
+    grid = HexGrid(1.25, orientation, 0.625, 0.625)  # type: ignore[arg-type]
+    q, r = np.meshgrid(np.arange(-3, 4), np.arange(-3, 4))
+    x, y = grid.to_table(q.ravel(), r.ravel())
+    back_q, back_r = grid.to_hex(x, y)
+    assert np.array_equal(back_q, q.ravel()) and np.array_equal(back_r, r.ravel())
+    for dq, dr in [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)]:
+        nx, ny = grid.to_table(dq, dr)
+        cx, cy = grid.to_table(0, 0)
+        assert math.hypot(nx - cx, ny - cy) == pytest.approx(1.25)
+        assert int(hex_distance(0, 0, dq, dr)) == 1
+
+
+def test_hex_grid_rejects_nonsense() -> None:
+    with pytest.raises(ValueError, match="width_in"):
+        HexGrid(0.0)
+    with pytest.raises(ValueError, match="orientation"):
+        HexGrid(1.0, "round")  # type: ignore[arg-type]
+
+
+ints = st.integers(-20, 20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ints, ints, ints, ints, ints, ints)
+def test_hex_distance_is_a_metric(q1: int, r1: int, q2: int, r2: int, q3: int, r3: int) -> None:
+    d12 = int(hex_distance(q1, r1, q2, r2))
+    assert d12 == int(hex_distance(q2, r2, q1, r1)) >= 0
+    assert (d12 == 0) == (q1 == q2 and r1 == r2)
+    assert int(hex_distance(q1, r1, q3, r3)) <= d12 + int(hex_distance(q2, r2, q3, r3))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-20, 20), st.floats(-20, 20))
+def test_a_point_belongs_to_the_nearest_hex_centre(x: float, y: float) -> None:
+    grid = HexGrid(1.0, "pointy")
+    q, r = grid.to_hex([x], [y])
+    cx, cy = grid.to_table(q, r)
+    best = math.hypot(float(cx[0]) - x, float(cy[0]) - y)
+    for dq, dr in [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)]:
+        nx, ny = grid.to_table(q + dq, r + dr)
+        assert best <= math.hypot(float(nx[0]) - x, float(ny[0]) - y) + 1e-9
+
+
+def one(x: float, y: float, base: str = "32") -> Footprints:
+    return Footprints.from_bases([x], [y], [base])
+
+
+def test_cover_between_touching_and_within() -> None:
+    wall = shapely.box(5, -2, 5.5, 2)
+    between = cover_relation(one(0, 0), one(10, 0), wall)
+    assert between.between and not between.touching and not between.within
+    beside = cover_relation(one(0, 0), one(10, 0), shapely.box(5, 3, 6, 4))
+    assert not beside.between
+    hugging = cover_relation(one(0, 0), one(5.5 + 32 / 2 / 25.4, 0), shapely.box(5, -2, 5.5, 2))
+    assert hugging.touching and hugging.distance_in == pytest.approx(0.0, abs=1e-9)
+    woods = cover_relation(one(0, 0), one(10, 0), shapely.box(8, -2, 12, 2))
+    assert woods.within and woods.touching
+    under_shooter = cover_relation(one(0, 0), one(10, 0), shapely.box(-0.3, -0.3, 0.3, 0.3))
+    assert not under_shooter.between

@@ -1,0 +1,119 @@
+"""The command line: readable text, stable JSON names, clear errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablesight.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_measure_text_and_json(
+    capsys: pytest.CaptureFixture[str], spec_example: dict[str, Any], write_scene: Any
+) -> None:
+    path = str(write_scene(spec_example))
+    code, out, _ = run(capsys, "measure", path, "w1", "w2")
+    assert code == 0 and out.strip() == 'w1 to w2: 1.240"'
+    code, out, _ = run(capsys, "measure", path, "wardens", "s1", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["closest"] == ["w2", "s1"]
+    assert data["distance_in"] == pytest.approx(((14 - 6.5) ** 2 + 25) ** 0.5 - (32 + 25) / 2 / 25.4, abs=1e-6)
+    assert data["sigma_in"] == 0.0
+    code, out, _ = run(capsys, "measure", path, "objective:north", "terrain:ruin", "--json")
+    # Marker centre (12, 3) to the ruin's corner (11, 5), less the 40 mm marker's radius.
+    assert json.loads(out)["distance_in"] == pytest.approx(5**0.5 - 20 / 25.4, abs=1e-6)
+
+
+def test_los_json_names_are_stable(
+    capsys: pytest.CaptureFixture[str], spec_example: dict[str, Any], write_scene: Any
+) -> None:
+    path = str(write_scene(spec_example))
+    code, out, _ = run(capsys, "los", path, "w1", "s1", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"visible", "visible_fraction", "blocked_by"} <= data.keys()
+    assert data["visible"] is False and data["blocked_by"] == ["ruin"]
+    code, out, _ = run(capsys, "los", path, "w2", "s1")
+    assert code == 0 and out.strip() == "s1 is not visible from w2; sight is blocked (in part) by ruin"
+    spec_example["models"][2]["y"] = 3.0  # s1 steps out from behind the ruin
+    code, out, _ = run(capsys, "los", str(write_scene(spec_example, "moved.json")), "w2", "s1")
+    assert code == 0 and out.strip() == "s1 is visible from w2: 100% of it can be seen"
+
+
+def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "--json")
+    data = json.loads(out)
+    assert code == 0
+    for ruling in data["rulings"]:
+        assert {"question", "verdict", "reasons", "measurements"} <= ruling.keys()
+        assert ruling["verdict"] in ("yes", "no", "too_close")
+        assert ruling["reasons"] and all(isinstance(r, str) for r in ruling["reasons"])
+    code, text, _ = run(capsys, "check")
+    assert code == 0 and "Blade Wardens" in text and "too close to call" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["measure", "{scene}", "w1", "nobody"], "nothing called 'nobody'"),
+        (["measure", "{scene}", "w1", "planet:x"], "unknown kind 'planet'"),
+        (["los", "{scene}", "north", "w1"], "line of sight is between models or units"),
+        (["check", "{missing}"], "no such file"),
+        (["check", "{broken}"], "models[0].base: '33' is not a known base size"),
+    ],
+)
+def test_errors_exit_2_with_a_message(
+    capsys: pytest.CaptureFixture[str],
+    spec_example: dict[str, Any],
+    write_scene: Any,
+    tmp_path: Path,
+    argv: list[str],
+    message: str,
+) -> None:
+    scene = write_scene(spec_example)
+    spec_example["models"][0]["base"] = "33"
+    broken = write_scene(spec_example, "broken.json")
+    args = [a.format(scene=scene, missing=tmp_path / "missing.json", broken=broken) for a in argv]
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert message in err and err.startswith("tablesight: error: ")
+
+
+def test_ambiguous_id_asks_for_a_kind(
+    capsys: pytest.CaptureFixture[str], spec_example: dict[str, Any], write_scene: Any
+) -> None:
+    spec_example["objectives"][0]["id"] = "w1"
+    path = str(write_scene(spec_example))
+    code, _, err = run(capsys, "measure", path, "w1", "s1")
+    assert code == 2 and "ambiguous" in err and "model:w1" in err and "objective:w1" in err
+    code, out, _ = run(capsys, "measure", path, "model:w1", "s1")
+    assert code == 0
+
+
+def test_real_process_prints_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "tablesight", "check", str(bad), "--json"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert json.loads(result.stderr)["error"].startswith(f"{bad}: not valid JSON")
+
+
+def test_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "schema")
+    assert code == 0 and json.loads(out)["title"].startswith("tablesight scene")

@@ -112,8 +112,13 @@ class SightLines:
             return results
 
         blocked = np.zeros((n, obs_pts.shape[1], tgt_pts.shape[1]), dtype=bool)
+        hidden = np.zeros(n, dtype=bool)  # every sight line of the pair is already blocked
         blockers: list[set[str]] = [set() for _ in range(n)]
-        for k in np.unique(obstacle_idx):
+        # Opaque pieces first: they hide whole targets soonest, and once a target is
+        # hidden an opaque piece in its corridor needs no line-by-line test (the
+        # corridor is the union of all sight lines, so the piece crosses some).
+        order = sorted(np.unique(obstacle_idx), key=lambda k: self.obstacles[k].mode is SightMode.SEE_INTO)
+        for k in order:
             obstacle = self.obstacles[k]
             pairs = pair_idx[obstacle_idx == k]
             if obstacle.owner is not None:
@@ -121,10 +126,15 @@ class SightLines:
             if obstacle.mode is SightMode.OPAQUE_UNLESS_INSIDE and len(pairs):
                 observer_polys = observers[pairs].polygons(32)
                 pairs = pairs[~shapely.intersects(observer_polys, obstacle.polygon)]
+            if obstacle.mode is not SightMode.SEE_INTO:
+                for p in pairs[hidden[pairs]]:
+                    blockers[p].add(obstacle.id)
+                pairs = pairs[~hidden[pairs]]
             for start in range(0, len(pairs), _PAIR_CHUNK):
                 chunk = pairs[start : start + _PAIR_CHUNK]
                 hit = self._blocked_by(k, obs_pts[chunk], tgt_pts[chunk])
                 blocked[chunk] |= hit
+                hidden[chunk] = blocked[chunk].all(axis=(1, 2))
                 for p in chunk[hit.any(axis=(1, 2))]:
                     blockers[p].add(obstacle.id)
 

@@ -251,9 +251,10 @@ def _coherency_reasons(name: str, ids: list[str], report: Any, limit_in: float, 
             f"{name} are {state}: {ids[k]} has {report.possible_counts[k]} of the {need} models it needs "
             f"within {_fmt(limit_in)} (nearest: {near})."
         )
+    prefix = f"{name} are too close to call for coherency: " if report.verdict is Verdict.TOO_CLOSE else ""
     for k in report.uncertain:
         reasons.append(
-            f"{ids[k]} is {_fmt(report.nearest_distance_in[k])} from {ids[report.nearest[k]]}, "
+            f"{prefix}{ids[k]} is {_fmt(report.nearest_distance_in[k])} from {ids[report.nearest[k]]}, "
             f"within measuring error of {_fmt(limit_in)}: too close to call."
         )
     if len(report.groups) > 1:

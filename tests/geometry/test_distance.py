@@ -28,9 +28,13 @@ def pair(x2: float, y2: float, base1: str = "32", base2: str = "32", f1: float =
     return float(pairwise_distance_in(fp)[0, 1])
 
 
-def brute_distance(fp: Footprints, i: int, j: int, samples: int = 20000) -> float:
+def brute_distance(fp: Footprints, i: int, j: int, samples: int = 1500) -> float:
+    """Closest pair among dense outline points (0 if the outlines' polygons meet)."""
     outline = fp.boundary_points(samples)
-    return float(shapely.Polygon(outline[i]).distance(shapely.Polygon(outline[j])))
+    if shapely.Polygon(outline[i]).intersects(shapely.Polygon(outline[j])):
+        return 0.0
+    gaps = outline[i][:, None, :] - outline[j][None, :, :]
+    return float(np.sqrt((gaps**2).sum(axis=-1)).min())
 
 
 def test_base_sizes_convert_from_millimetres() -> None:

@@ -21,7 +21,10 @@ def test_bundled_sample_golden(sample_path: str) -> None:
     # Focal Point, Coherency (2"): w3 stands 2.02" from w2, measured to 0.02" (x2 sigma 0.028") -> too close.
     wardens = rulings[("wardens",)]
     assert wardens.verdict is Verdict.TOO_CLOSE
-    assert 'w3 is 2.02" from w2' in wardens.reasons[0]
+    assert wardens.reasons[0] == (
+        'Blade Wardens are too close to call for coherency: w3 is 2.02" from w2, '
+        'within measuring error of 2.00": too close to call.'
+    )
     assert rulings[("lancers",)].verdict is Verdict.YES
     assert rulings[("knives",)].verdict is Verdict.YES
     # Focal Point, Combat 1. Check Range: "within 1 inch of an enemy model".

@@ -38,7 +38,7 @@ class HexGrid:
         """Axial (q, r) of the hex containing each table point.
 
         >>> g = HexGrid(1.0, "flat")
-        >>> [int(v[0]) for v in g.to_hex([0.9], [0.0])]
+        >>> [int(v[0]) for v in g.to_hex([0.87], [0.5])]
         [1, 0]
         """
         x = (np.asarray(x_in, dtype=np.float64) - self.origin_x_in) / self.size_in

@@ -348,9 +348,15 @@ class CheckReport:
 
 
 def check(scene: Scene) -> CheckReport:
-    """Every geometry fact a referee wants at a glance."""
-    profile = profile_for(scene.game)
-    rulings = coherency_rulings(scene, profile) + engagement_rulings(scene, profile)
+    """Every fact a referee wants at a glance: the game's rulings where tablesight knows
+    the game, else the geometry (coherency, engagement)."""
+    from rules.systems import SYSTEMS
+
+    if scene.game in SYSTEMS:
+        rulings = SYSTEMS[scene.game]().rulings(scene)
+    else:
+        profile = profile_for(scene.game)
+        rulings = coherency_rulings(scene, profile) + engagement_rulings(scene, profile)
     return CheckReport(scene, tuple(rulings), tuple(nearest_enemies(scene)))
 
 

@@ -52,6 +52,14 @@ def cmd_los(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_ruling_lines(ruling: Any) -> list[str]:
+    lines = [f"[{ruling.verdict.value.upper():>9}] {ruling.question}"]
+    lines += [f"            {reason}" for reason in ruling.reasons]
+    if ruling.rule:
+        lines.append(f"            (rule: {ruling.rule})")
+    return lines
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from rules.table_facts import check
 
@@ -59,8 +67,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     report = check(scene)
     lines = [f"{scene.source}: {scene.game}, {len(scene.models)} models, {len(scene.terrain)} terrain pieces"]
     for ruling in report.rulings:
-        lines.append(f"[{ruling.verdict.value.upper():>9}] {ruling.question}")
-        lines += [f"            {reason}" for reason in ruling.reasons]
+        lines += _print_ruling_lines(ruling)
     if report.nearest_enemy:
         lines.append("Nearest enemy:")
         for row in report.nearest_enemy:
@@ -69,6 +76,38 @@ def cmd_check(args: argparse.Namespace) -> int:
                 f"is {_fmt(row['distance_in'])} from {row['model']}"
             )
     _emit(args, report.to_json(), "\n".join(lines))
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from rules.systems import ask
+
+    scene = Scene.load(args.scene)
+    answer = ask(scene, args.question, args.args, {"range": args.range, "weapon": args.weapon, "from": args.from_})
+    if isinstance(answer, dict):
+        _emit(args, answer, _score_text(answer))
+    else:
+        _emit(args, answer.to_json(), "\n".join(_print_ruling_lines(answer)))
+    return 0
+
+
+def _score_text(score: dict[str, Any]) -> str:
+    lines = [f"Round {score.get('round')}{' (final)' if score.get('final') else ' (if the game ended now)'}:"]
+    lines += [f"  {player}: {vp} VP" for player, vp in score["vp"].items()]
+    if score.get("winner"):
+        how = f" on {score['tie_break']}" if score.get("tie_break") else ""
+        lines.append(f"  winner: {score['winner']}{how}")
+    else:
+        lines.append("  no winner: tied")
+    lines += [f"  - {line}" for line in score.get("evidence", [])]
+    return "\n".join(lines)
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    from rules.odds import odds_for
+
+    result = odds_for(args.game, args)
+    _emit(args, result.to_json(), result.text())
     return 0
 
 
@@ -108,6 +147,34 @@ def build_parser() -> argparse.ArgumentParser:
     check = add("check", "every geometry fact a referee wants at a glance")
     check.add_argument("scene", nargs="?", default=None, help="scene file (default: the bundled sample)")
     check.set_defaults(run=cmd_check)
+
+    ask_cmd = add("ask", "answer one rules question about a scene")
+    ask_cmd.add_argument("scene")
+    ask_cmd.add_argument(
+        "question",
+        help="coherent, in-range, can-see, can-target, can-claim, controls, cover, move-ok, resolve, activation-order, score",
+    )
+    ask_cmd.add_argument("args", nargs="*", help="the question's ids")
+    ask_cmd.add_argument("--range", type=float, default=None, help="in-range: the distance in inches")
+    ask_cmd.add_argument("--weapon", default=None, help="can-target: the weapon (Focal Point: melee or ranged)")
+    ask_cmd.add_argument("--from", dest="from_", default=None, help="cover: the attacker")
+    ask_cmd.set_defaults(run=cmd_ask)
+
+    odds = add("odds", "exact outcome distribution of an attack")
+    odds.add_argument("game", help="focal-point")
+    odds.add_argument("--scene", help="take profiles from this scene (with --attacker and --target)")
+    odds.add_argument("--attacker")
+    odds.add_argument("--target")
+    odds.add_argument("--ranged", action="store_true", help="a ranged attack (cover counts)")
+    odds.add_argument("--cover", action="store_true", help="the target has cover")
+    odds.add_argument("--strain", choices=["fury", "precision"], help="the attacker's Strain this activation")
+    odds.add_argument("--hold", action="store_true", help="the target took the Hold action")
+    odds.add_argument("--dice", type=int, help="Attack dice after modifiers")
+    odds.add_argument("--hit", type=int, help="Hit target number after modifiers")
+    odds.add_argument("--defense", type=int, help="Defense target number after modifiers")
+    odds.add_argument("--toll", action="store_true", help="the attacker is a Toll formation")
+    odds.add_argument("--threshold", action="store_true", help="the defender is a Threshold formation")
+    odds.set_defaults(run=cmd_odds)
 
     schema = add("schema", "print the scene JSON Schema")
     schema.set_defaults(run=cmd_schema)

@@ -7,12 +7,15 @@ from typing import Any
 import pytest
 
 from geometry.measure import Verdict
-from rules.table_facts import check, line_of_sight, measure
+from rules.profiles import profile_for
+from rules.table_facts import check, coherency_rulings, engagement_rulings, line_of_sight, measure
 from tablesight.scene import Scene
 
 
 def rulings_by_subject(scene: Scene) -> dict[tuple[str, ...], Any]:
-    return {r.subject: r for r in check(scene).rulings}
+    """The geometry rulings (coherency, engagement) keyed by what they are about."""
+    profile = profile_for(scene.game)
+    return {r.subject: r for r in coherency_rulings(scene, profile) + engagement_rulings(scene, profile)}
 
 
 def test_bundled_sample_golden(sample_path: str) -> None:

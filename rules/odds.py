@@ -1,0 +1,64 @@
+"""`tablesight odds GAME ...`: exact attack outcome tables from a profile or a scene."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from rules.common import QuestionError
+from rules.dice import Dist
+from rules.focal_point import FocalAttack, attack_damage, attack_for
+from tablesight.scene import Scene
+
+
+@dataclass(frozen=True)
+class OddsResult:
+    game: str
+    description: str
+    notes: tuple[str, ...]
+    distribution: Dist
+    label: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "attack": self.description,
+            "modifiers": list(self.notes),
+            self.label: self.distribution.to_json(),
+        }
+
+    def text(self) -> str:
+        lines = [self.description, *(f"  {n}" for n in self.notes), self.distribution.table(self.label)]
+        return "\n".join(lines)
+
+
+def odds_for(game: str, args: argparse.Namespace) -> OddsResult:
+    if game != "focal-point":
+        raise QuestionError(f"odds for {game!r} are not available yet (available: focal-point)")
+    notes: tuple[str, ...] = ()
+    if args.scene:
+        if not (args.attacker and args.target):
+            raise QuestionError("--scene needs --attacker and --target")
+        scene = Scene.load(args.scene)
+        attack, note_list = attack_for(
+            scene,
+            args.attacker,
+            args.target,
+            ranged=args.ranged,
+            in_cover=args.cover,
+            strain=args.strain,
+            hold=args.hold or None,
+        )
+        notes = tuple(note_list)
+    else:
+        missing = [name for name in ("dice", "hit", "defense") if getattr(args, name) is None]
+        if missing:
+            raise QuestionError(f"give --scene with --attacker/--target, or {' '.join('--' + m for m in missing)}")
+        attack = FocalAttack(args.dice, args.hit, args.defense, toll=args.toll, threshold_defender=args.threshold)
+    description = (
+        f"Focal Point attack: {attack.dice} dice hitting on {attack.hit}+, defender blocks on {attack.defense}+"
+        + (", Toll" if attack.toll else "")
+        + (", Threshold defender" if attack.threshold_defender else "")
+    )
+    return OddsResult("focal-point", description, notes, attack_damage(attack), "wounds")

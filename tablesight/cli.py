@@ -63,7 +63,7 @@ def _print_ruling_lines(ruling: Any) -> list[str]:
 def cmd_check(args: argparse.Namespace) -> int:
     from rules.table_facts import check
 
-    scene = Scene.load(args.scene)
+    scene = Scene.load(args.scene or bundled_sample())
     report = check(scene)
     lines = [f"{scene.source}: {scene.game}, {len(scene.models)} models, {len(scene.terrain)} terrain pieces"]
     for ruling in report.rulings:
@@ -183,8 +183,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "scene", "") is None:
-        args.scene = bundled_sample()
     from rules.table_facts import UnknownThingError
 
     try:

@@ -117,3 +117,50 @@ def test_real_process_prints_no_traceback(tmp_path: Path) -> None:
 def test_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "schema")
     assert code == 0 and json.loads(out)["title"].startswith("tablesight scene")
+
+
+def test_ask_and_odds(capsys: pytest.CaptureFixture[str], sample_path: str) -> None:
+    code, out, _ = run(capsys, "ask", sample_path, "can-target", "lancers", "colossus", "--weapon", "melee", "--json")
+    ruling = json.loads(out)
+    assert code == 0 and ruling["verdict"] == "yes" and ruling["rule"].startswith("Affinity: Focal Point")
+    code, out, _ = run(capsys, "ask", sample_path, "score")
+    assert code == 0 and "red: 2 VP" in out and "blue: 2 VP" in out
+    code, out, _ = run(capsys, "odds", "focal-point", "--dice", "1", "--hit", "4", "--defense", "4", "--json")
+    outcomes = json.loads(out)["wounds"]["outcomes"]
+    assert [o["value"] for o in outcomes] == [0, 1]
+    assert outcomes[1]["probability"] == pytest.approx(1 / 3)
+    code, out, _ = run(
+        capsys, "odds", "focal-point", "--scene", sample_path, "--attacker", "knives", "--target", "wardens"
+    )
+    assert code == 0 and "Shard: +1 Attack die" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "{sample}", "activation-order"], "'activation-order' is not a question in focal-point"),
+        (["ask", "{sample}", "dance", "x"], "unknown question 'dance'"),
+        (["ask", "{sample}", "coherent", "ghosts"], "no unit 'ghosts'"),
+        (["ask", "{sample}", "coherent"], "coherent takes UNIT, got 0 argument(s)"),
+        (["ask", "{sample}", "cover", "wardens"], "cover needs --from ATTACKER"),
+        (["ask", "{sample}", "move-ok", "wardens"], "history has no move of 'wardens'"),
+        (["ask", "{sample}", "can-claim", "wardens", "east"], "no objective 'east'"),
+        (["odds", "focal-point", "--dice", "3"], "--hit --defense"),
+        (["odds", "chess"], "odds for 'chess' are not available"),
+    ],
+)
+def test_ask_errors_name_what_is_missing(
+    capsys: pytest.CaptureFixture[str], sample_path: str, argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *[a.format(sample=sample_path) for a in argv])
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_missing_profile_field_is_named(
+    capsys: pytest.CaptureFixture[str], spec_example: dict[str, Any], write_scene: Any
+) -> None:
+    del spec_example["units"][0]["profile"]["move"]
+    spec_example["history"] = [{"event": "move", "unit": "wardens", "from": {"w1": [4, 4], "w2": [6.5, 4]}, "moves": 1}]
+    code, _, err = run(capsys, "ask", str(write_scene(spec_example)), "move-ok", "wardens")
+    assert code == 2 and "unit 'wardens' has no profile.move, which this question needs" in err

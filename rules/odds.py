@@ -34,8 +34,10 @@ class OddsResult:
 
 
 def odds_for(game: str, args: argparse.Namespace) -> OddsResult:
+    if game == "miniature-skirmish":
+        return _skirmish(args)
     if game != "focal-point":
-        raise QuestionError(f"odds for {game!r} are not available yet (available: focal-point)")
+        raise QuestionError(f"odds for {game!r} are not available yet (available: focal-point, miniature-skirmish)")
     notes: tuple[str, ...] = ()
     if args.scene:
         if not (args.attacker and args.target):
@@ -62,3 +64,24 @@ def odds_for(game: str, args: argparse.Namespace) -> OddsResult:
         + (", Threshold defender" if attack.threshold_defender else "")
     )
     return OddsResult("focal-point", description, notes, attack_damage(attack), "wounds")
+
+
+def _skirmish(args: argparse.Namespace) -> OddsResult:
+    from rules.common import profile_value, unit_or_error
+    from rules.skirmish import find_weapon, skirmish_odds
+
+    if args.scene:
+        if not (args.attacker and args.target):
+            raise QuestionError("--scene needs --attacker and --target")
+        scene = Scene.load(args.scene)
+        attacker, target = unit_or_error(scene, args.attacker), unit_or_error(scene, args.target)
+        w = find_weapon(scene, attacker, args.weapon)
+        dice, skill = int(w["attacks"]), int(profile_value(scene, attacker, "skill"))
+        defense, damage = int(profile_value(scene, target, "defense")), int(w["damage"])
+    else:
+        missing = [name for name in ("dice", "hit", "defense") if getattr(args, name) is None]
+        if missing:
+            raise QuestionError(f"give --scene with --attacker/--target, or {' '.join('--' + m for m in missing)}")
+        dice, skill, defense, damage = args.dice, args.hit, args.defense, args.damage
+    description, dist = skirmish_odds(dice, skill, defense, damage)
+    return OddsResult("miniature-skirmish", description, (), dist, "damage")

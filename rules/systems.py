@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from rules.common import QuestionError
 from rules.focal_point import FocalPoint
 from rules.ruling import Ruling
+from rules.skirmish import Skirmish
 from tablesight.scene import Scene
 
 
@@ -22,6 +23,7 @@ class GameSystem(Protocol):
 
 SYSTEMS: dict[str, Callable[[], Any]] = {
     "focal-point": FocalPoint,
+    "miniature-skirmish": Skirmish,
 }
 
 # question -> (method name, positional argument names)

@@ -84,7 +84,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     scene = Scene.load(args.scene)
     answer = ask(scene, args.question, args.args, {"range": args.range, "weapon": args.weapon, "from": args.from_})
-    if isinstance(answer, dict):
+    if isinstance(answer, dict) and "activations" in answer:
+        steps = [
+            f"  {k + 1:>2}. tier {a['tier']}: {a['player']} activates one of {', '.join(a['one_of'])}"
+            for k, a in enumerate(answer["activations"])
+        ]
+        _emit(args, answer, "\n".join([f"Activation order (first player: {answer['first_player']}):", *steps]))
+    elif isinstance(answer, dict):
         _emit(args, answer, _score_text(answer))
     else:
         _emit(args, answer.to_json(), "\n".join(_print_ruling_lines(answer)))
@@ -174,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--defense", type=int, help="Defense target number after modifiers")
     odds.add_argument("--toll", action="store_true", help="the attacker is a Toll formation")
     odds.add_argument("--threshold", action="store_true", help="the defender is a Threshold formation")
+    odds.add_argument("--damage", type=int, default=1, help="Skirmish: damage per unblocked hit")
+    odds.add_argument("--weapon", default=None, help="Skirmish: the attacker's weapon (default: its first)")
     odds.set_defaults(run=cmd_odds)
 
     schema = add("schema", "print the scene JSON Schema")

@@ -21,6 +21,7 @@ FILES = sorted(GOLDEN.glob("*/*.json"))
 def test_there_are_enough_golden_scenes() -> None:
     per_game = {folder.name: len(list(folder.glob("*.json"))) for folder in GOLDEN.iterdir() if folder.is_dir()}
     assert per_game.get("focal-point", 0) >= 25
+    assert per_game.get("miniature-skirmish", 0) >= 10
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
@@ -40,6 +41,9 @@ def check_expectation(scene: Scene, expect: dict[str, Any]) -> None:
             ask(scene, question, args, options)
         return
     answer = ask(scene, question, args, options)
+    if isinstance(answer, dict) and "order" in expect:
+        assert [[a["tier"], a["player"]] for a in answer["activations"]] == expect["order"], answer
+        return
     if isinstance(answer, dict):
         assert answer["vp"] == expect["vp"], answer
         assert answer["winner"] == expect["winner"], answer

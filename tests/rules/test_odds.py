@@ -89,3 +89,21 @@ def test_dist_helpers() -> None:
     assert two.at_least(1) == Fraction(3, 4)
     with pytest.raises(KeyError):
         _ = two.probs[3]
+
+
+def icepool_skirmish(attacks: int, skill: int, defense: int, damage: int) -> icepool.Die:
+    per_die = icepool.d6.map(lambda face: int(face >= skill)) * icepool.d6.map(lambda face: int(face < defense))
+    return (attacks @ per_die) * damage
+
+
+def test_skirmish_odds_match_icepool() -> None:
+    # miniature-skirmish.md, Combat Sequence: hit on skill+, each hit negated on defense+, damage per unblocked hit.
+    from rules.skirmish import attack_damage as skirmish_damage
+
+    rng = random.Random(99)
+    for _ in range(50):
+        attacks, skill, defense, damage = rng.randint(1, 8), rng.randint(2, 6), rng.randint(2, 7), rng.randint(1, 3)
+        theirs = as_fractions(icepool_skirmish(attacks, skill, defense, damage))
+        ours = skirmish_damage(attacks, skill, defense, damage).probs
+        assert {k for k, v in theirs.items() if v} == set(ours)
+        assert all(float(abs(ours[k] - theirs[k])) < 1e-9 for k in ours)

@@ -36,8 +36,12 @@ class OddsResult:
 def odds_for(game: str, args: argparse.Namespace) -> OddsResult:
     if game == "miniature-skirmish":
         return _skirmish(args)
+    if game == "onefinity":
+        return _onefinity(args)
     if game != "focal-point":
-        raise QuestionError(f"odds for {game!r} are not available yet (available: focal-point, miniature-skirmish)")
+        raise QuestionError(
+            f"odds for {game!r} are not available yet (available: focal-point, miniature-skirmish, onefinity)"
+        )
     notes: tuple[str, ...] = ()
     if args.scene:
         if not (args.attacker and args.target):
@@ -85,3 +89,29 @@ def _skirmish(args: argparse.Namespace) -> OddsResult:
         dice, skill, defense, damage = args.dice, args.hit, args.defense, args.damage
     description, dist = skirmish_odds(dice, skill, defense, damage)
     return OddsResult("miniature-skirmish", description, (), dist, "damage")
+
+
+def _onefinity(args: argparse.Namespace) -> OddsResult:
+    from fractions import Fraction
+
+    from rules.onefinity import Onefinity, attack_win_chance
+
+    notes: tuple[str, ...] = ()
+    if args.scene:
+        if not (args.attacker and args.target):
+            raise QuestionError("--scene needs --attacker and --target")
+        draw = Onefinity().card_draw(Scene.load(args.scene), args.attacker, args.target, args.weapon, args.reactive)
+        attack, defense = draw.attack_cards, draw.defense_cards
+        notes = tuple(f"attack: {n}" for n in draw.attack_notes) + tuple(f"defense: {n}" for n in draw.defense_notes)
+    else:
+        if args.dice is None or args.defense is None:
+            raise QuestionError(
+                "give --scene with --attacker/--target, or --dice (attack cards) and --defense (defense cards)"
+            )
+        attack, defense = args.dice, args.defense
+    win = attack_win_chance(attack, defense)
+    dist = Dist({0: 1 - win, 1: win}) if win not in (0, 1) else Dist({int(win): Fraction(1)})
+    description = (
+        f"Onefinity shot: {attack} attack cards against {defense} defense cards, best card wins (1 = target downed)"
+    )
+    return OddsResult("onefinity", description, notes, dist, "downed")

@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from rules.common import QuestionError
 from rules.focal_point import FocalPoint
+from rules.onefinity import Onefinity
 from rules.ruling import Ruling
 from rules.skirmish import Skirmish
 from tablesight.scene import Scene
@@ -24,6 +25,7 @@ class GameSystem(Protocol):
 SYSTEMS: dict[str, Callable[[], Any]] = {
     "focal-point": FocalPoint,
     "miniature-skirmish": Skirmish,
+    "onefinity": Onefinity,
 }
 
 # question -> (method name, positional argument names)
@@ -37,6 +39,9 @@ QUESTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cover": ("cover", ("TARGET",)),
     "move-ok": ("move_ok", ("UNIT",)),
     "resolve": ("resolve", ("UNIT",)),
+    "hidden": ("hidden", ("TARGET",)),
+    "redirect": ("redirect", ("ATTACKER", "DOWNED", "NEW_TARGET")),
+    "cards": ("cards", ("ATTACKER", "TARGET")),
     "activation-order": ("activation_order", ()),
     "score": ("score", ()),
 }
@@ -63,8 +68,8 @@ def ask(scene: Scene, question: str, args: list[str], options: dict[str, Any]) -
         return fn(scene, *args, range_in=options.get("range"))  # type: ignore[no-any-return]
     if question == "can-target":
         return fn(scene, *args, weapon=options.get("weapon"))  # type: ignore[no-any-return]
-    if question == "cover":
+    if question in ("cover", "hidden"):
         if not options.get("from"):
-            raise QuestionError("cover needs --from ATTACKER")
+            raise QuestionError(f"{question} needs --from ATTACKER")
         return fn(scene, args[0], options["from"])  # type: ignore[no-any-return]
     return fn(scene, *args)  # type: ignore[no-any-return]

@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--toll", action="store_true", help="the attacker is a Toll formation")
     odds.add_argument("--threshold", action="store_true", help="the defender is a Threshold formation")
     odds.add_argument("--damage", type=int, default=1, help="Skirmish: damage per unblocked hit")
-    odds.add_argument("--weapon", default=None, help="Skirmish: the attacker's weapon (default: its first)")
+    odds.add_argument("--weapon", default=None, help="Skirmish, Onefinity: the attacker's weapon (default: its first)")
+    odds.add_argument("--reactive", action="store_true", help="Onefinity: a reaction (fire power limited to 1)")
     odds.set_defaults(run=cmd_odds)
 
     schema = add("schema", "print the scene JSON Schema")

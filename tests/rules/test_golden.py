@@ -22,6 +22,7 @@ def test_there_are_enough_golden_scenes() -> None:
     per_game = {folder.name: len(list(folder.glob("*.json"))) for folder in GOLDEN.iterdir() if folder.is_dir()}
     assert per_game.get("focal-point", 0) >= 25
     assert per_game.get("miniature-skirmish", 0) >= 10
+    assert per_game.get("onefinity", 0) >= 10
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])

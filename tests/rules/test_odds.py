@@ -107,3 +107,34 @@ def test_skirmish_odds_match_icepool() -> None:
         ours = skirmish_damage(attacks, skill, defense, damage).probs
         assert {k for k, v in theirs.items() if v} == set(ours)
         assert all(float(abs(ours[k] - theirs[k])) < 1e-9 for k in ours)
+
+
+def icepool_best_card_wins(attack_cards: int, defense_cards: int, deck_size: int = 52) -> Fraction:
+    """P(max of the attack hand > max of the defense hand), both dealt from one deck.
+
+    icepool gives the distribution of the attack hand's best card m (cards 0..deck_size-1 in
+    rank-then-suit order); the defense hand then comes from the deck_size - a cards left, of
+    which m - (a - 1) rank below m."""
+    from math import comb
+
+    best = icepool.Deck(range(deck_size)).deal(attack_cards).highest(1).sum()
+    total = Fraction(0)
+    for m, quantity in best.items():
+        below = m - (attack_cards - 1)
+        p_all_below = Fraction(comb(below, defense_cards), comb(deck_size - attack_cards, defense_cards))
+        total += Fraction(quantity, best.denominator()) * p_all_below
+    return total
+
+
+def test_onefinity_card_odds_match_icepool() -> None:
+    # onefinity-combat.md, Shooting: "Both keep best card, highest wins"; ties by suit order.
+    from rules.onefinity import attack_win_chance, dodge_chance, exchange_odds
+
+    rng = random.Random(7)
+    for _ in range(50):
+        a, d = rng.randint(1, 6), rng.randint(1, 6)
+        assert float(abs(attack_win_chance(a, d) - icepool_best_card_wins(a, d))) < 1e-9
+    assert dodge_chance() == Fraction(28, 52)
+    both = exchange_odds(3, 2, 1, 1)
+    assert sum(both.values()) == 1
+    assert both["target_downed"] + both["both"] == Fraction(3, 5)

@@ -1,0 +1,362 @@
+"""Onefinity combat (../shared/rulebooks/onefinity-combat.md), played on a hex mat.
+
+Each unit is one trooper. Profile: ``armor`` (defense cards), ``weapons``:
+``[{"name", "fire_power": [[max_hexes, cards], ...], "bonus"?}]`` (fire power
+by range band, nearest band first), ``skills`` (e.g. "CC Specialist").
+State: ``downed``, ``charging``. The scene needs ``table.hex``.
+Readings: docs/rules/onefinity.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from geometry.distance import polygon_distance_in
+from geometry.hexgrid import HexGrid, hex_distance
+from geometry.measure import Comparison, Verdict, combine_all
+from rules.common import QuestionError, fmt_in, profile_value, unit_or_error
+from rules.profiles import profile_for
+from rules.ruling import Ruling
+from rules.table_facts import sight_lines
+from tablesight.scene import Model, Scene, Unit
+
+GAME = "Onefinity"
+HIDDEN_COVERED_FRACTION = 0.75
+REDIRECT_HEXES = 2
+DECK_SIZE = 52
+LOS_FRACTION_TOLERANCE = 0.08  # geometry/sight.py's stated tolerance on visible fractions
+
+
+@dataclass(frozen=True)
+class OnefinityOptions:
+    higher_ground_min_in: float = 1.0  # how much higher (z) a trooper must stand to count as higher ground
+    # Cover: the base touches a terrain piece that covers part of the body. "touching": any such piece;
+    # "facing": only a piece that also lies between the trooper and the attacker.
+    cover_rule: str = "touching"
+
+
+@dataclass(frozen=True)
+class CardDraw:
+    attack_cards: int
+    defense_cards: int
+    attack_notes: tuple[str, ...]
+    defense_notes: tuple[str, ...]
+
+    def win_chance(self) -> Fraction:
+        return attack_win_chance(self.attack_cards, self.defense_cards)
+
+
+def attack_win_chance(attack_cards: int, defense_cards: int) -> Fraction:
+    """Chance the attacker's best card beats the defender's best, both drawn from one shuffled deck.
+
+    Ranks with ties broken by suit order give the 52 cards a total order, so the
+    winner is whoever holds the highest of all drawn cards: each of the
+    ``a + d`` cards is equally likely to be it.
+    """
+    if attack_cards <= 0:
+        return Fraction(0)
+    if attack_cards + defense_cards > DECK_SIZE:
+        raise QuestionError(f"cannot draw {attack_cards + defense_cards} cards from a {DECK_SIZE}-card deck")
+    return Fraction(attack_cards, attack_cards + defense_cards)
+
+
+def exchange_odds(a_attack: int, b_defense: int, b_attack: int, a_defense: int) -> dict[str, Fraction]:
+    """Opposed shooting, both resolved at once from one deck: chances of each trooper being downed."""
+    if b_attack == 0:
+        win = attack_win_chance(a_attack, b_defense)
+        return {"target_downed": win, "attacker_downed": Fraction(0), "both": Fraction(0), "neither": 1 - win}
+    p_b_down = attack_win_chance(a_attack, b_defense)
+    p_a_down = attack_win_chance(b_attack, a_defense)
+    # The four piles are disjoint random subsets of one total order: the two contests are independent.
+    return {
+        "target_downed": p_b_down * (1 - p_a_down),
+        "attacker_downed": p_a_down * (1 - p_b_down),
+        "both": p_b_down * p_a_down,
+        "neither": (1 - p_b_down) * (1 - p_a_down),
+    }
+
+
+def dodge_chance() -> Fraction:
+    """ "Dodge: Draws 1 card, on 8+ they successfully dodge" (8, 9, 10, J, Q, K, A)."""
+    return Fraction(7 * 4, DECK_SIZE)
+
+
+@dataclass
+class Onefinity:
+    options: OnefinityOptions = field(default_factory=OnefinityOptions)
+
+    game = "onefinity"
+    questions = ("in-range", "can-see", "can-target", "cover", "hidden", "redirect", "cards")
+
+    # ---- positions -----------------------------------------------------------
+    def _grid(self, scene: Scene) -> HexGrid:
+        spec = scene.to_dict()["table"].get("hex")
+        if not spec:
+            raise QuestionError(
+                f"{scene.source}: Onefinity questions need table.hex (the hex mat: width_in, orientation)"
+            )
+        return HexGrid(
+            float(spec.get("width_in", 1.0)),
+            spec.get("orientation", "flat"),
+            float(spec.get("origin_x_in", 0.0)),
+            float(spec.get("origin_y_in", 0.0)),
+        )
+
+    def _trooper(self, scene: Scene, unit_id: str) -> tuple[Unit, Model]:
+        unit = unit_or_error(scene, unit_id)
+        models = scene.models_of(unit.id)
+        if not models:
+            raise QuestionError(f"{scene.source}: trooper {unit_id!r} is not on the table")
+        return unit, models[0]
+
+    def hex_of(self, scene: Scene, model: Model) -> tuple[int, int]:
+        q, r = self._grid(scene).to_hex([model.x], [model.y])
+        return int(q[0]), int(r[0])
+
+    def hexes_apart(self, scene: Scene, a: Model, b: Model) -> int:
+        qa, ra = self.hex_of(scene, a)
+        qb, rb = self.hex_of(scene, b)
+        return int(hex_distance(qa, ra, qb, rb))
+
+    # ---- range and sight -----------------------------------------------------
+    def _weapon(self, scene: Scene, unit: Unit, name: str | None) -> dict[str, Any]:
+        weapons = profile_value(scene, unit, "weapons")
+        if name is None:
+            return dict(weapons[0])
+        for w in weapons:
+            if str(w.get("name", "")).lower() == name.lower():
+                return dict(w)
+        raise QuestionError(f"{unit.name} has no weapon {name!r}")
+
+    def fire_power(self, weapon: dict[str, Any], hexes: int) -> int:
+        for max_hexes, cards in weapon.get("fire_power", []):
+            if hexes <= int(max_hexes):
+                return int(cards)
+        return 0
+
+    def in_range(
+        self, scene: Scene, a_id: str, b_id: str, range_in: float | None = None, weapon: str | None = None
+    ) -> Ruling:
+        a, am = self._trooper(scene, a_id)
+        b, bm = self._trooper(scene, b_id)
+        w = self._weapon(scene, a, weapon)
+        hexes = self.hexes_apart(scene, am, bm)
+        power = self.fire_power(w, hexes)
+        reason = (
+            f"{b.name} is {hexes} hexes from {a.name}: {w.get('name', 'weapon')} has fire power {power} at that range."
+        )
+        return Ruling(
+            f"Is {b.name} in range of {a.name}'s {w.get('name', 'weapon')}?",
+            Verdict.YES if power > 0 else Verdict.NO,
+            (reason,),
+            (
+                Comparison(
+                    "hex distance",
+                    float(hexes),
+                    float(w.get("fire_power", [[0, 0]])[-1][0]),
+                    0.0,
+                    Verdict.YES if power > 0 else Verdict.NO,
+                ),
+            ),
+            f"{GAME} > Shooting (fire power by range)",
+            (a.id, b.id),
+        )
+
+    def _sight(self, scene: Scene, am: Model, bm: Model) -> Any:
+        lines = sight_lines(scene, profile_for(scene.game))
+        return lines.check(scene.footprints([am]), scene.footprints([bm]), [am.id], [bm.id])[0]
+
+    def can_see(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
+        a, am = self._trooper(scene, a_id)
+        b, bm = self._trooper(scene, b_id)
+        sight = self._sight(scene, am, bm)
+        reason = (
+            f"{a.name} has line of fire to {b.name} ({sight.visible_fraction:.0%} of its base can be seen)."
+            if sight.visible
+            else f"No line of fire: blocked by {', '.join(sight.blocked_by)}."
+        )
+        return Ruling(
+            f"Does {a.name} have line of fire to {b.name}?",
+            Verdict.YES if sight.visible else Verdict.NO,
+            (reason,),
+            (),
+            f"{GAME} > Shooting (LoF)",
+            (a.id, b.id),
+        )
+
+    def hidden(self, scene: Scene, target_id: str, attacker_id: str) -> Ruling:
+        """Hidden when more than 3/4 of the trooper is covered: visible fraction below 1/4."""
+        a, am = self._trooper(scene, attacker_id)
+        t, tm = self._trooper(scene, target_id)
+        sight = self._sight(scene, am, tm)
+        visible = sight.visible_fraction
+        threshold = 1 - HIDDEN_COVERED_FRACTION
+        if abs(visible - threshold) <= LOS_FRACTION_TOLERANCE and sight.visible:
+            verdict = Verdict.TOO_CLOSE
+        else:
+            verdict = Verdict.YES if visible <= threshold else Verdict.NO
+        covered = 1 - visible
+        reason = f"{covered:.0%} of {t.name}'s base is hidden from {a.name} (hidden above 75%)."
+        if verdict is Verdict.TOO_CLOSE:
+            reason += f" Within the sight-line tolerance (±{LOS_FRACTION_TOLERANCE:.0%}) of 75%: too close to call."
+        cmp = Comparison("covered fraction", covered, HIDDEN_COVERED_FRACTION, LOS_FRACTION_TOLERANCE / 2, verdict, ">")
+        return Ruling(
+            f"Is {t.name} hidden from {a.name}?",
+            verdict,
+            (reason,),
+            (cmp,),
+            f"{GAME} > Cover and Visibility",
+            (t.id, a.id),
+        )
+
+    def cover(self, scene: Scene, target_id: str, attacker_id: str) -> Ruling:
+        a, am = self._trooper(scene, attacker_id)
+        t, tm = self._trooper(scene, target_id)
+        fp = scene.footprints([tm])
+        touching = []
+        for piece in scene.terrain:
+            if piece.kind == "open" or piece.height_in <= 0:
+                continue
+            if polygon_distance_in(fp, piece.shape)[0] <= max(2 * tm.sigma_in, 1e-6):
+                if self.options.cover_rule == "facing":
+                    from geometry.cover import cover_relation
+
+                    if not cover_relation(scene.footprints([am]), fp, piece.shape).between:
+                        continue
+                touching.append(piece.id)
+        reason = (
+            f"{t.name}'s base is in contact with {', '.join(touching)}: in cover (+1 defense card)."
+            if touching
+            else f"{t.name}'s base touches no terrain that covers it."
+        )
+        return Ruling(
+            f"Is {t.name} in cover?",
+            Verdict.YES if touching else Verdict.NO,
+            (reason,),
+            (),
+            f"{GAME} > Cover and Visibility",
+            (t.id, a.id),
+        )
+
+    def can_target(self, scene: Scene, a_id: str, b_id: str, weapon: str | None = None) -> Ruling:
+        a, am = self._trooper(scene, a_id)
+        b, bm = self._trooper(scene, b_id)
+        if a.player == b.player:
+            raise QuestionError(f"{a.id!r} and {b.id!r} belong to the same player")
+        rulings = [self.in_range(scene, a_id, b_id, weapon=weapon), self.can_see(scene, a_id, b_id)]
+        hidden = self.hidden(scene, b_id, a_id)
+        not_hidden = {Verdict.YES: Verdict.NO, Verdict.NO: Verdict.YES, Verdict.TOO_CLOSE: Verdict.TOO_CLOSE}[
+            hidden.verdict
+        ]
+        verdict = combine_all([r.verdict for r in rulings] + [not_hidden])
+        reasons = [r.reasons[0] for r in rulings] + [hidden.reasons[0]]
+        return Ruling(
+            f"Can {a.name} shoot {b.name}?",
+            verdict,
+            tuple(reasons),
+            hidden.measurements,
+            f"{GAME} > Shooting; Cover and Visibility",
+            (a.id, b.id),
+        )
+
+    def redirect(self, scene: Scene, a_id: str, downed_id: str, new_id: str) -> Ruling:
+        _, dm = self._trooper(scene, downed_id)
+        n, nm = self._trooper(scene, new_id)
+        target = self.can_target(scene, a_id, new_id)
+        hexes = self.hexes_apart(scene, dm, nm)
+        near = Verdict.YES if hexes <= REDIRECT_HEXES else Verdict.NO
+        reasons = (*target.reasons, f"{n.name} is {hexes} hexes from the downed trooper (at most {REDIRECT_HEXES}).")
+        return Ruling(
+            f"May the next shot go to {n.name}?",
+            combine_all([target.verdict, near]),
+            reasons,
+            (Comparison("hexes from downed target", float(hexes), float(REDIRECT_HEXES), 0.0, near),),
+            f"{GAME} > Shooting (multiple shots: at maximum 2 hexes from initial target)",
+            (a_id, downed_id, new_id),
+        )
+
+    # ---- cards -----------------------------------------------------------------
+    def card_draw(
+        self, scene: Scene, a_id: str, b_id: str, weapon: str | None = None, reactive: bool = False
+    ) -> CardDraw:
+        a, am = self._trooper(scene, a_id)
+        b, bm = self._trooper(scene, b_id)
+        w = self._weapon(scene, a, weapon)
+        power = self.fire_power(w, self.hexes_apart(scene, am, bm))
+        notes = []
+        if reactive and power > 1:
+            notes.append(f"Fire power {power}, limited to 1 when reacting")
+            power = 1
+        else:
+            notes.append(f"Fire power {power}")
+        attack = power + int(w.get("bonus", 0))
+        if w.get("bonus"):
+            notes.append(f"Weapon bonus +{w['bonus']}")
+        if am.z - bm.z >= self.options.higher_ground_min_in:
+            attack += 1
+            notes.append("Higher ground +1")
+        if self.in_rear_arc(bm, am):
+            attack += 1
+            notes.append("Target attacked in the rear 180° arc +1")
+        if b.state.get("downed"):
+            attack += 2
+            notes.append("Target is downed +2")
+        defense = 1 + int(profile_value(scene, b, "armor"))
+        d_notes = ["1 card for defense", f"Armor +{int(profile_value(scene, b, 'armor'))}"]
+        if bm.z - am.z >= self.options.higher_ground_min_in:
+            defense += 1
+            d_notes.append("Higher ground +1")
+        if self.cover(scene, b_id, a_id).verdict is Verdict.YES:
+            defense += 1
+            d_notes.append("Cover +1")
+        return CardDraw(attack, defense, tuple(notes), tuple(d_notes))
+
+    def cards(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
+        draw = self.card_draw(scene, a_id, b_id)
+        a, b = unit_or_error(scene, a_id), unit_or_error(scene, b_id)
+        reasons = (
+            f"{a.name} draws {draw.attack_cards}: {', '.join(draw.attack_notes)}.",
+            f"{b.name} draws {draw.defense_cards}: {', '.join(draw.defense_notes)}.",
+            f"Chance the shot downs {b.name}: {float(draw.win_chance()):.1%} (best card wins).",
+        )
+        return Ruling(
+            f"How many cards does each side draw when {a.name} shoots {b.name}?",
+            Verdict.YES,
+            reasons,
+            (),
+            f"{GAME} > Modifiers; Shooting",
+            (a.id, b.id),
+        )
+
+    @staticmethod
+    def in_rear_arc(target: Model, attacker: Model) -> bool:
+        """Is the attacker's centre behind the line through the target's centre across its facing?"""
+        f = math.radians(target.facing_deg)
+        dx, dy = attacker.x - target.x, attacker.y - target.y
+        return dx * math.cos(f) + dy * math.sin(f) < -1e-9
+
+    # ---- everything ------------------------------------------------------------
+    def rulings(self, scene: Scene) -> list[Ruling]:
+        out = []
+        for a in scene.units:
+            for b in scene.units:
+                if (
+                    a.player != b.player
+                    and scene.models_of(a.id)
+                    and scene.models_of(b.id)
+                    and a.profile.get("weapons")
+                ):
+                    ruling = self.can_target(scene, a.id, b.id)
+                    if ruling.verdict is not Verdict.NO:
+                        out.append(ruling)
+        return out
+
+    def score(self, scene: Scene) -> dict[str, Any]:
+        raise QuestionError("the Onefinity combat rules have no scoring")
+
+
+def describe_range(hexes: int, width_in: float) -> str:
+    return f"{hexes} hexes ({fmt_in(hexes * width_in)})"

@@ -38,9 +38,11 @@ def odds_for(game: str, args: argparse.Namespace) -> OddsResult:
         return _skirmish(args)
     if game == "onefinity":
         return _onefinity(args)
+    if game == "grinding-annihilation":
+        return _grinding(args)
     if game != "focal-point":
         raise QuestionError(
-            f"odds for {game!r} are not available yet (available: focal-point, miniature-skirmish, onefinity)"
+            f"odds for {game!r} are not available yet (available: focal-point, grinding-annihilation, miniature-skirmish, onefinity)"
         )
     notes: tuple[str, ...] = ()
     if args.scene:
@@ -115,3 +117,23 @@ def _onefinity(args: argparse.Namespace) -> OddsResult:
         f"Onefinity shot: {attack} attack cards against {defense} defense cards, best card wins (1 = target downed)"
     )
     return OddsResult("onefinity", description, notes, dist, "downed")
+
+
+def _grinding(args: argparse.Namespace) -> OddsResult:
+    from rules.grinding import Grinding
+    from rules.grinding_odds import Situation
+
+    if not (args.scene and args.attacker and args.target):
+        raise QuestionError(
+            "grinding-annihilation odds need --scene, --attacker and --target (profiles come from the scene)"
+        )
+    situation = Situation(half_range=args.half_range, cover=args.cover, stationary=args.stationary)
+    odds = Grinding().attack(Scene.load(args.scene), args.attacker, args.target, args.weapon, situation)
+    description = f"Grinding-Annihilation attack: {args.attacker} on {args.target}" + (
+        f" with {args.weapon}" if args.weapon else ""
+    )
+    notes = (
+        *odds.notes,
+        f"troops destroyed: mean {float(odds.destroyed.mean()):.3f}, at least one {float(odds.destroyed.at_least(1)):.1%}",
+    )
+    return OddsResult("grinding-annihilation", description, notes, odds.damage, "wounds")

@@ -70,7 +70,13 @@ PROFILES: dict[str, GameProfile] = {
         engagement_vertical_in=5.0,
         engagement_name="threat range",
         engagement_rule="Threat Range",
-        sight_modes={"ruins": SightMode.SEE_INTO, "blocking": SightMode.OPAQUE, "structure": SightMode.OPAQUE},
+        sight_modes={
+            "ruins": SightMode.SEE_INTO,
+            "blocking": SightMode.OPAQUE,
+            "structure": SightMode.OPAQUE,
+            "sealed-building": SightMode.OPAQUE,
+            "armoured-container": SightMode.OPAQUE,
+        },
     ),
     "miniature-skirmish": GameProfile(
         game="miniature-skirmish",

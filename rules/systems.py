@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from rules.common import QuestionError
 from rules.focal_point import FocalPoint
+from rules.grinding import Grinding
 from rules.onefinity import Onefinity
 from rules.ruling import Ruling
 from rules.skirmish import Skirmish
@@ -24,6 +25,7 @@ class GameSystem(Protocol):
 
 SYSTEMS: dict[str, Callable[[], Any]] = {
     "focal-point": FocalPoint,
+    "grinding-annihilation": Grinding,
     "miniature-skirmish": Skirmish,
     "onefinity": Onefinity,
 }
@@ -42,6 +44,13 @@ QUESTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "hidden": ("hidden", ("TARGET",)),
     "redirect": ("redirect", ("ATTACKER", "DOWNED", "NEW_TARGET")),
     "cards": ("cards", ("ATTACKER", "TARGET")),
+    "can-assault": ("can_assault", ("UNIT",)),
+    "half-strength": ("half_strength", ("UNIT",)),
+    "deadly-demise": ("deadly_demise", ("TROOP",)),
+    "grenades": ("grenades", ("ATTACKER", "TARGET")),
+    "overwatch": ("overwatch", ("ATTACKER", "TARGET")),
+    "arrival-ok": ("arrival_ok", ("UNIT",)),
+    "setup-ok": ("setup_ok", ("UNIT_OR_OBJECTIVE",)),
     "activation-order": ("activation_order", ()),
     "score": ("score", ()),
 }

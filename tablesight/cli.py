@@ -183,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--damage", type=int, default=1, help="Skirmish: damage per unblocked hit")
     odds.add_argument("--weapon", default=None, help="Skirmish, Onefinity: the attacker's weapon (default: its first)")
     odds.add_argument("--reactive", action="store_true", help="Onefinity: a reaction (fire power limited to 1)")
+    odds.add_argument("--half-range", action="store_true", help="Grinding-Annihilation: target within half range")
+    odds.add_argument(
+        "--stationary", action="store_true", help="Grinding-Annihilation: the attacker Remained Stationary"
+    )
     odds.set_defaults(run=cmd_odds)
 
     schema = add("schema", "print the scene JSON Schema")

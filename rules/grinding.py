@@ -1,0 +1,937 @@
+"""Grinding-Annihilation (../shared/rulebooks/grinding-annihilation.txt).
+
+A unit is a formation; its models are troops. Profile: ``move``, ``vigour``,
+``defence``, ``wounds``, ``heroism``, ``be``, optional ``invulnerable``,
+``reinforced_health``, ``weapons``: ``[{"name", "range": inches or "melee",
+"sw", "skill", "s", "ap", "d", "abilities": [...]}]``. Keywords: ``Infantry``,
+``Monstrous``, ``Vehicle``, ``Fly``, ``Stealth``, ``Grenades``, ``Aircraft``,
+``Infiltrators``, ``Deadly Demise X``. State: ``advanced``, ``retreated``,
+``stationary``, ``battle_fatigued``, ``starting_strength``, ``reserve``.
+Readings: docs/rules/grinding-annihilation.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import shapely
+
+from geometry.coherency import coherency
+from geometry.distance import cross_distance_in, pairwise_distance_in, polygon_distance_in, vertical_gap_in
+from geometry.measure import Comparison, Verdict, combine_all, combine_any, compare_at_most
+from geometry.paths import shortest_path
+from geometry.shapes import base_semi_axes_in
+from geometry.sight import Obstacle, SightLines, SightMode
+from rules.common import QuestionError, fmt_in, has_keyword, objective_or_error, profile_value, unit_or_error
+from rules.dice import Dist
+from rules.grinding_odds import Situation, Target, Weapon, attack_odds
+from rules.profiles import profile_for
+from rules.ruling import Ruling
+from tablesight.scene import Model, Scene, Unit
+
+GAME = "Grinding-Annihilation"
+COHESION_IN, COHESION_V_IN = 2.0, 5.0
+THREAT_IN, THREAT_V_IN = 1.0, 5.0
+OBJECTIVE_IN, OBJECTIVE_V_IN = 3.0, 5.0
+ASSAULT_IN = 12.0
+DEADLY_DEMISE_IN = 6.0
+GRENADES_IN = 8.0
+OVERWATCH_IN = 24.0
+RESERVE_ENEMY_IN = 12.0
+TP_CAP_PER_ROUND = 3
+SIGHT_MODES = profile_for("grinding-annihilation").sight_modes
+IMPASSABLE = {"structure", "sealed-building", "armoured-container", "blocking"}
+
+
+@dataclass(frozen=True)
+class GrindingOptions:
+    # Objective range: the text says "within 3" horizontally or 5" vertically"; we read "and", as for Threat Range.
+    objective_range_needs_both: bool = True
+    # Assault eligibility lists "not within the Threat Range of enemy troops" among the exclusions; we read it as
+    # "a formation already within Threat Range cannot Assault" (the list says when a formation is NOT eligible).
+    assault_excludes_engaged: bool = True
+    # Removal search: give up exhaustive search above this many combinations per group and remove greedily.
+    removal_search_limit: int = 20000
+
+
+def _weapon(raw: dict[str, Any]) -> Weapon:
+    rng = raw.get("range", "melee")
+    return Weapon(
+        str(raw.get("name", "weapon")),
+        raw.get("sw", 1),
+        None if raw.get("skill") in (None, "N/A") else int(raw["skill"]),
+        int(raw.get("s", 4)),
+        int(raw.get("ap", 0)),
+        raw.get("d", 1),
+        None if rng == "melee" else float(rng),
+        tuple(str(a) for a in raw.get("abilities", [])),
+    )
+
+
+@dataclass
+class Grinding:
+    options: GrindingOptions = field(default_factory=GrindingOptions)
+
+    game = "grinding-annihilation"
+    questions = (
+        "coherent",
+        "in-range",
+        "can-see",
+        "can-target",
+        "cover",
+        "controls",
+        "move-ok",
+        "can-assault",
+        "half-strength",
+        "deadly-demise",
+        "grenades",
+        "overwatch",
+        "arrival-ok",
+        "setup-ok",
+        "score",
+    )
+
+    # ---- helpers ---------------------------------------------------------------
+    def _troops(self, scene: Scene, unit_id: str) -> tuple[Unit, tuple[Model, ...]]:
+        unit = unit_or_error(scene, unit_id)
+        troops = scene.models_of(unit.id)
+        if not troops:
+            raise QuestionError(f"{scene.source}: formation {unit_id!r} has no troops on the warfield")
+        return unit, troops
+
+    def _threat(self, scene: Scene, a: tuple[Model, ...], b: tuple[Model, ...]) -> Comparison:
+        fa, fb = scene.footprints(a), scene.footprints(b)
+        d = cross_distance_in(fa, fb)
+        v = vertical_gap_in(fa, fb)
+        d = np.where(v <= THREAT_V_IN + 1e-9, d, np.inf)
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        if not np.isfinite(d[i, j]):
+            return Comparison(f"{a[0].id}..{b[0].id}", float("inf"), THREAT_IN, 0.0, Verdict.NO)
+        sigma = float(np.hypot(fa.sigma_in[i], fb.sigma_in[j]))
+        return compare_at_most(f"{a[i].id} to {b[j].id}", float(d[i, j]), THREAT_IN, sigma)
+
+    def _engaged(self, scene: Scene, unit: Unit, troops: tuple[Model, ...]) -> list[tuple[str, Comparison]]:
+        """Enemy formations within Threat Range of this one."""
+        out = []
+        for other in scene.units:
+            if other.player == unit.player or not scene.models_of(other.id):
+                continue
+            cmp = self._threat(scene, troops, scene.models_of(other.id))
+            if cmp.verdict is not Verdict.NO:
+                out.append((other.id, cmp))
+        return out
+
+    def _sight(self, scene: Scene, observer: Unit, target: Unit, extra: list[Obstacle] | None = None) -> SightLines:
+        """Terrain per category; enemy troops block (friendly troops and the target formation do not)."""
+        obstacles = [Obstacle(t.id, t.shape, SIGHT_MODES[t.kind]) for t in scene.terrain if t.kind in SIGHT_MODES]
+        blockers = [m for m in scene.models if scene.player_of(m) != observer.player and m.unit != target.id]
+        if blockers:
+            polygons = scene.footprints(blockers).polygons(32)
+            obstacles += [Obstacle(f"troop:{m.id}", p, owner=m.id) for m, p in zip(blockers, polygons, strict=True)]
+        return SightLines(obstacles + (extra or []))
+
+    def _pairs(
+        self, scene: Scene, a: tuple[Model, ...], b: tuple[Model, ...], lines: SightLines
+    ) -> dict[tuple[str, str], Any]:
+        fa, fb = scene.footprints(a), scene.footprints(b)
+        i, j = (g.ravel() for g in np.meshgrid(np.arange(len(a)), np.arange(len(b)), indexing="ij"))
+        results = lines.check(fa[i], fb[j], [a[k].id for k in i], [b[k].id for k in j])
+        return {(a[x].id, b[y].id): r for x, y, r in zip(i, j, results, strict=True)}
+
+    # ---- cohesion ----------------------------------------------------------------
+    def _cohesive(self, d: np.ndarray, v: np.ndarray, sigma: np.ndarray, idx: list[int]) -> Verdict:
+        if len(idx) <= 1:
+            return Verdict.YES
+        sub = np.ix_(idx, idx)
+        need = 2 if len(idx) >= 7 else 1
+        return coherency(d[sub], COHESION_IN, need, sigma[sub], v[sub], COHESION_V_IN).verdict
+
+    def removals(self, scene: Scene, unit_id: str) -> list[str]:
+        """Fewest troops to remove so that one cohesive group remains (Formation Cohesion, end of turn)."""
+        _, troops = self._troops(scene, unit_id)
+        fp = scene.footprints(troops)
+        d, v = pairwise_distance_in(fp), vertical_gap_in(fp, fp)
+        sigma = np.zeros_like(d)  # removal is decided on the measured positions
+        n = len(troops)
+        exhausted = False
+        for k in range(n):
+            for tried, removed in enumerate(itertools.combinations(range(n), k)):
+                if tried >= self.options.removal_search_limit:
+                    exhausted = True
+                    break
+                keep = [i for i in range(n) if i not in removed]
+                if self._cohesive(d, v, sigma, keep) is Verdict.YES:
+                    return [troops[i].id for i in removed]
+            if exhausted:
+                break
+        # Greedy fallback for huge formations: drop the troop with the fewest links until cohesive.
+        keep = list(range(n))
+        removed_ids: list[str] = []
+        while self._cohesive(d, v, sigma, keep) is not Verdict.YES and len(keep) > 1:
+            links = [(int(((d[i, keep] <= COHESION_IN) & (v[i, keep] <= COHESION_V_IN)).sum()), i) for i in keep]
+            worst = min(links)[1]
+            keep.remove(worst)
+            removed_ids.append(troops[worst].id)
+        return removed_ids
+
+    def coherent(self, scene: Scene, unit_id: str) -> Ruling:
+        unit, troops = self._troops(scene, unit_id)
+        fp = scene.footprints(troops)
+        d, v = pairwise_distance_in(fp), vertical_gap_in(fp, fp)
+        sigma = np.hypot(fp.sigma_in[:, None], fp.sigma_in[None, :])
+        need = 2 if len(troops) >= 7 else 1
+        report = coherency(d, COHESION_IN, need, sigma, v, COHESION_V_IN)
+        ids = [m.id for m in troops]
+        reasons = []
+        if report.verdict is Verdict.YES:
+            reasons.append(
+                f'{unit.name} are in Formation Cohesion: every troop is within 2" horizontally and 5" vertically of {"two other troops" if need == 2 else "another troop"}, in one group.'
+            )
+        else:
+            for k in report.lacking:
+                reasons.append(
+                    f'{ids[k]} has {report.possible_counts[k]} of the {need} troops it needs within 2" (and 5" vertically); nearest {fmt_in(report.nearest_distance_in[k])}.'
+                )
+            if len(report.groups) > 1:
+                reasons.append(
+                    f"{unit.name} are split into {len(report.groups)} groups: "
+                    + "; ".join("(" + ", ".join(ids[i] for i in g) + ")" for g in report.groups)
+                    + "."
+                )
+            if report.verdict is Verdict.TOO_CLOSE:
+                reasons.append('Some links are within measuring error of 2": too close to call.')
+            removal = self.removals(scene, unit_id)
+            if removal:
+                reasons.append(
+                    f"At the end of the turn remove {len(removal)} troop(s) to leave one cohesive group: {', '.join(removal)}."
+                )
+        return Ruling(
+            f"Is {unit.name} in Formation Cohesion?",
+            report.verdict,
+            tuple(reasons),
+            (),
+            f"{GAME} > Core Concepts > Formation Cohesion",
+            (unit.id,),
+        )
+
+    # ---- ranges, sight, targets -----------------------------------------------------
+    def _ranged_weapons(self, scene: Scene, unit: Unit) -> list[dict[str, Any]]:
+        return [w for w in profile_value(scene, unit, "weapons") if w.get("range", "melee") != "melee"]
+
+    def in_range(self, scene: Scene, a_id: str, b_id: str, range_in: float | None = None) -> Ruling:
+        a, at = self._troops(scene, a_id)
+        b, bt = self._troops(scene, b_id)
+        if range_in is None:
+            weapons = self._ranged_weapons(scene, a)
+            if not weapons:
+                raise QuestionError(f"{a.name} has no ranged weapon; give --range")
+            range_in = max(float(w["range"]) for w in weapons)
+        fa, fb = scene.footprints(at), scene.footprints(bt)
+        d = cross_distance_in(fa, fb)
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        cmp = compare_at_most(
+            f"{at[i].id} to {bt[j].id}", float(d[i, j]), range_in, float(np.hypot(fa.sigma_in[i], fb.sigma_in[j]))
+        )
+        return Ruling(
+            f"Is {b.name} within {fmt_in(range_in)} of {a.name}?",
+            cmp.verdict,
+            (f"Closest troops {at[i].id} and {bt[j].id}: {cmp.describe()}.",),
+            (cmp,),
+            f"{GAME} > Measuring Distance",
+            (a.id, b.id),
+        )
+
+    def can_see(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
+        a, at = self._troops(scene, a_id)
+        b, bt = self._troops(scene, b_id)
+        pairs = self._pairs(scene, at, bt, self._sight(scene, a, b))
+        visible = {k: r for k, r in pairs.items() if r.visible}
+        woods = [t.shape for t in scene.terrain if t.kind == "woods"]
+        fully = []
+        for tm in bt:
+            in_woods = any(polygon_distance_in(scene.footprints([tm]), w)[0] == 0 for w in woods)
+            if not in_woods and any(pairs[(am.id, tm.id)].visible_fraction >= 1.0 for am in at):
+                fully.append(tm.id)
+        reasons = []
+        if visible:
+            best = max(visible, key=lambda k: visible[k].visible_fraction)
+            reasons.append(
+                f"{b.name} is visible: {best[1]} can be seen from {best[0]} ({visible[best].visible_fraction:.0%} of its base)."
+            )
+            whole = len(fully) == len(bt)
+            reasons.append(
+                f"{b.name} is {'fully visible' if whole else 'not fully visible'} ({len(fully)} of {len(bt)} troops fully visible to some troop of {a.name})."
+            )
+        else:
+            blocked = sorted({x for r in pairs.values() for x in r.blocked_by})
+            reasons.append(
+                f"No troop of {b.name} is visible from {a.name}"
+                + (f" (blocked by {', '.join(blocked)})." if blocked else ".")
+            )
+        return Ruling(
+            f"Is {b.name} visible to {a.name}?",
+            Verdict.YES if visible else Verdict.NO,
+            tuple(reasons),
+            (),
+            f"{GAME} > Core Concepts > Visibility",
+            (a.id, b.id),
+        )
+
+    def can_target(self, scene: Scene, a_id: str, b_id: str, weapon: str | None = None) -> Ruling:
+        a, at = self._troops(scene, a_id)
+        b, bt = self._troops(scene, b_id)
+        if a.player == b.player:
+            raise QuestionError(f"{a.id!r} and {b.id!r} are on the same side")
+        weapons = profile_value(scene, a, "weapons")
+        chosen = [w for w in weapons if weapon is None or str(w.get("name", "")).lower() == weapon.lower()]
+        if not chosen:
+            raise QuestionError(f"{a.name} has no weapon {weapon!r}")
+        raw = chosen[0] if weapon else (self._ranged_weapons(scene, a) or chosen)[0]
+        if raw.get("range", "melee") == "melee":
+            cmp = self._threat(scene, at, bt)
+            return Ruling(
+                f"Can {a.name} fight {b.name} with {raw.get('name')}?",
+                cmp.verdict,
+                (f'Melee targets must be within Threat Range (1" horizontally, 5" vertically): {cmp.describe()}.',),
+                (cmp,),
+                f"{GAME} > Brawl Phase > Select Targets",
+                (a.id, b.id),
+            )
+        reasons: list[str] = []
+        verdicts: list[Verdict] = []
+        monstrous = has_keyword(a, "Monstrous")
+        if a.state.get("advanced") and "STORM" not in {x.upper() for x in raw.get("abilities", [])}:
+            verdicts.append(Verdict.NO)
+            reasons.append(f"{a.name} Advanced this round and cannot shoot.")
+        if a.state.get("retreated"):
+            verdicts.append(Verdict.NO)
+            reasons.append(f"{a.name} Retreated this round and cannot shoot.")
+        engaged = self._engaged(scene, a, at)
+        sidearm = "SIDEARM" in {x.upper() for x in raw.get("abilities", [])}
+        if engaged and not monstrous and not sidearm:
+            verdicts.append(combine_any([c.verdict for _, c in engaged]) if True else Verdict.NO)
+            verdicts[-1] = {Verdict.YES: Verdict.NO, Verdict.TOO_CLOSE: Verdict.TOO_CLOSE, Verdict.NO: Verdict.YES}[
+                verdicts[-1]
+            ]
+            reasons.append(f"{a.name} is locked in combat (within Threat Range of {', '.join(e for e, _ in engaged)}).")
+        if not has_keyword(b, "Monstrous"):
+            for friend in scene.units:
+                if friend.player == a.player and scene.models_of(friend.id):
+                    cmp = self._threat(scene, scene.models_of(friend.id), bt)
+                    if cmp.verdict is not Verdict.NO:
+                        verdicts.append(Verdict.NO if cmp.verdict is Verdict.YES else Verdict.TOO_CLOSE)
+                        reasons.append(
+                            f"{b.name} is within Threat Range of {friend.name} ({cmp.describe()}), so it cannot be shot."
+                        )
+        rng = float(raw["range"])
+        pairs = self._pairs(scene, at, bt, self._sight(scene, a, b))
+        d = cross_distance_in(scene.footprints(at), scene.footprints(bt))
+        sigma = float(np.hypot(at[0].sigma_in, bt[0].sigma_in))
+        best: Comparison | None = None
+        for x, am in enumerate(at):
+            for y, tm in enumerate(bt):
+                if pairs[(am.id, tm.id)].visible:
+                    cmp = compare_at_most(f"{am.id} to {tm.id}", float(d[x, y]), rng, sigma)
+                    if best is None or cmp.value_in < best.value_in:
+                        best = cmp
+        if best is None:
+            verdicts.append(Verdict.NO)
+            reasons.append(f"No troop of {b.name} is visible to {a.name}.")
+            measurements: tuple[Comparison, ...] = ()
+        else:
+            verdicts.append(best.verdict)
+            reasons.append(f'{best.name}: visible, {best.describe()} for the {raw.get("name")} (range {rng:g}").')
+            measurements = (best,)
+        verdict = combine_all(verdicts)
+        return Ruling(
+            f"Can {a.name} shoot {b.name} with {raw.get('name')}?",
+            verdict,
+            tuple(reasons),
+            measurements,
+            f"{GAME} > Shooting Phase (Select Targets; Locked in combat)",
+            (a.id, b.id),
+        )
+
+    # ---- cover -----------------------------------------------------------------------
+    def cover(self, scene: Scene, target_id: str, attacker_id: str) -> Ruling:
+        a, at = self._troops(scene, attacker_id)
+        t, tt = self._troops(scene, target_id)
+        covered: dict[str, str] = {}
+        infantry = has_keyword(t, "Infantry")
+        for tm in tt:
+            fp = scene.footprints([tm])
+            outline = fp.boundary_points(64)[0]
+            for piece in scene.terrain:
+                wholly = bool(np.all(shapely.contains_xy(piece.shape, outline[:, 0], outline[:, 1])))
+                kind = piece.kind
+                if (
+                    kind in ("craters", "barricade", "barricades")
+                    and infantry
+                    and wholly
+                    or kind in ("woods", "ruins")
+                    and wholly
+                ):
+                    covered[tm.id] = f"wholly within {piece.id} ({kind})"
+                elif kind in (
+                    "debris",
+                    "statuary",
+                    "hill",
+                    "structure",
+                    "sealed-building",
+                    "armoured-container",
+                    "woods",
+                    "ruins",
+                ):
+                    lines = SightLines([Obstacle(piece.id, piece.shape, SightMode.OPAQUE)])
+                    seen = lines.check(scene.footprints(at), scene.footprints([tm] * len(at)))
+                    need = 0.5 if has_keyword(t, "Vehicle") else 1.0
+                    if any(s.visible_fraction < need for s in seen):
+                        covered[tm.id] = f"not fully visible to every troop of {a.name} because of {piece.id} ({kind})"
+                if tm.id in covered:
+                    break
+        verdict = Verdict.YES if len(covered) == len(tt) else (Verdict.NO if not covered else Verdict.YES)
+        reasons = [f"{m}: Benefit of Cover, {why}." for m, why in covered.items()] or [
+            f"No troop of {t.name} has the Benefit of Cover against {a.name}."
+        ]
+        if covered and len(covered) < len(tt):
+            reasons.append(
+                f"{len(tt) - len(covered)} troop(s) of {t.name} have no cover: attacks allocated to them get none."
+            )
+        return Ruling(
+            f"Does {t.name} have the Benefit of Cover against {a.name}?",
+            verdict,
+            tuple(reasons),
+            (),
+            f"{GAME} > The Warfield > Benefit of Cover",
+            (t.id, a.id),
+        )
+
+    # ---- objectives and scoring -----------------------------------------------------------
+    def _control(self, scene: Scene, objective_id: str) -> tuple[dict[str, int], list[str]]:
+        obj = objective_or_error(scene, objective_id)
+        marker = scene.objective_footprints([obj])
+        levels: dict[str, int] = {}
+        uncertain = []
+        for unit in scene.units:
+            troops = scene.models_of(unit.id)
+            if not troops:
+                continue
+            fp = scene.footprints(troops)
+            d = cross_distance_in(fp, marker)[:, 0]
+            v = np.maximum(fp.z_in - 0.0, 0.0)  # markers sit on the table
+            for k, troop in enumerate(troops):
+                h = compare_at_most("objective", float(d[k]), OBJECTIVE_IN, float(fp.sigma_in[k]))
+                vertical_ok = v[k] <= OBJECTIVE_V_IN + 1e-9
+                inside = (
+                    (h.verdict is not Verdict.NO and vertical_ok)
+                    if self.options.objective_range_needs_both
+                    else (h.verdict is not Verdict.NO or vertical_ok)
+                )
+                if not inside:
+                    continue
+                if h.verdict is Verdict.TOO_CLOSE:
+                    uncertain.append(troop.id)
+                be = 0 if unit.state.get("battle_fatigued") else int(troop.state.get("be", unit.profile.get("be", 1)))
+                levels[unit.player] = levels.get(unit.player, 0) + be
+        return levels, uncertain
+
+    def controls(self, scene: Scene, objective_id: str) -> Ruling:
+        obj = objective_or_error(scene, objective_id)
+        levels, uncertain = self._control(scene, objective_id)
+        ranked = sorted(levels.items(), key=lambda kv: kv[1], reverse=True)
+        if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]) and ranked[0][1] > 0:
+            holder = ranked[0][0]
+            reason = (
+                f"{holder} controls objective {obj.id}: Level of Control "
+                + ", ".join(f"{p} {v}" for p, v in ranked)
+                + "."
+            )
+        else:
+            holder = obj.controlled_by or "nobody"
+            reason = (
+                "Levels of Control are equal ("
+                + (", ".join(f"{p} {v}" for p, v in ranked) or "no troops in range")
+                + f"): control does not change ({holder})."
+            )
+        reasons = [reason]
+        verdict = Verdict.YES if holder != "nobody" else Verdict.NO
+        if uncertain:
+            verdict = Verdict.TOO_CLOSE
+            reasons.append(f'Within measuring error of 3": {", ".join(uncertain)}.')
+        return Ruling(
+            f"Who controls objective {obj.id}? {holder}",
+            verdict,
+            tuple(reasons),
+            (),
+            f"{GAME} > Warfield Scenarios > Objective Markers",
+            (obj.id, holder),
+        )
+
+    def score(self, scene: Scene) -> dict[str, Any]:
+        """War of Control: from round 2 the player whose turn it is scores 1 TP per objective controlled (max 3)."""
+        players = [p.id for p in scene.players] or sorted({u.player for u in scene.units})
+        held = {p: 0 for p in players}
+        evidence = []
+        for obj in scene.objectives:
+            ruling = self.controls(scene, obj.id)
+            holder = ruling.subject[1]
+            if holder in held and ruling.verdict is Verdict.YES:
+                held[holder] += 1
+            evidence.append(ruling.reasons[0])
+        scoring = (scene.round or 0) >= 2
+        tp_now = {p: (min(TP_CAP_PER_ROUND, n) if scoring else 0) for p, n in held.items()}
+        totals = dict(scene.to_dict().get("tactical_points", {}))
+        ranking = sorted(players, key=lambda p: totals.get(p, 0) + tp_now[p], reverse=True)
+        best = [p for p in ranking if totals.get(p, 0) + tp_now[p] == totals.get(ranking[0], 0) + tp_now[ranking[0]]]
+        return {
+            "game": self.game,
+            "scenario": scene.to_dict().get("scenario", {}).get("name", "war-of-control"),
+            "round": scene.round,
+            "objectives_held": held,
+            "tp_this_turn": tp_now,
+            "vp": {p: totals.get(p, 0) + tp_now[p] for p in players},
+            "winner": best[0] if len(best) == 1 else None,
+            "tie_break": None,
+            "final": (scene.round or 0) >= 5,
+            "evidence": evidence + ([] if scoring else ["Objectives score from the second round."]),
+            "rule": f"{GAME} > War of Control > Capture and Control (1 TP per objective, max 3 per round)",
+        }
+
+    # ---- moves -------------------------------------------------------------------------
+    def move_ok(self, scene: Scene, unit_id: str) -> Ruling:
+        unit, troops = self._troops(scene, unit_id)
+        record = None
+        for event in scene.to_dict().get("history", []):
+            if event.get("unit") == unit_id and event.get("event") in ("move", "advance", "retreat"):
+                record = event
+        if record is None:
+            raise QuestionError(f"{scene.source}: history has no move, advance or retreat of {unit_id!r}")
+        kind = record["event"]
+        allowance = float(profile_value(scene, unit, "move")) + (
+            float(record.get("advance_roll", 0)) if kind == "advance" else 0.0
+        )
+        if kind == "advance" and "advance_roll" not in record:
+            raise QuestionError(f"{scene.source}: the advance of {unit_id!r} needs its advance_roll")
+        fly = has_keyword(unit, "Fly")
+        enemies = [m for m in scene.models if scene.player_of(m) != unit.player]
+        impassable = [t.shape for t in scene.terrain if t.kind in IMPASSABLE]
+        table = shapely.box(0, 0, scene.width_in, scene.depth_in)
+        verdicts, measurements, reasons = [], [], []
+        enemy_fp = scene.footprints(enemies) if enemies else None
+        for troop in troops:
+            start = record.get("from", {}).get(troop.id)
+            if start is None:
+                raise QuestionError(f"{scene.source}: the {kind} of {unit_id!r} has no start position for {troop.id!r}")
+            blocking = list(impassable)
+            if enemy_fp is not None and not fly:
+                # Normal and Advance moves may not pass within Threat Range; Retreats may (but not cross bases).
+                grow = THREAT_IN if kind in ("move", "advance") else 0.0
+                blocking += [p.buffer(grow) for p in enemy_fp.polygons(32)]
+            path = shortest_path(
+                (float(start[0]), float(start[1])),
+                (troop.x, troop.y),
+                base_semi_axes_in(troop.base)[1],
+                blocking,
+                bounds=table,
+            )
+            if not path.reachable:
+                verdicts.append(Verdict.NO)
+                reasons.append(f"{troop.id}: no legal path ({path.reason}).")
+                continue
+            cmp = compare_at_most(f"{troop.id} path", path.length_in, allowance, 2**0.5 * troop.sigma_in)
+            verdicts.append(cmp.verdict)
+            measurements.append(cmp)
+            if cmp.verdict is not Verdict.YES:
+                reasons.append(f"{troop.id} moved {cmp.describe()}.")
+        engaged = self._engaged(scene, unit, troops)
+        if engaged:
+            verdicts.append(Verdict.NO if any(c.verdict is Verdict.YES for _, c in engaged) else Verdict.TOO_CLOSE)
+            reasons.append(
+                f"It ends within Threat Range of {', '.join(e for e, _ in engaged)}, which a {kind} may not."
+            )
+        cohesion = self.coherent(scene, unit_id)
+        verdicts.append(cohesion.verdict)
+        if cohesion.verdict is not Verdict.YES:
+            reasons.append("It does not end in Formation Cohesion.")
+        verdict = combine_all(verdicts)
+        if verdict is Verdict.YES:
+            reasons.insert(
+                0, f"Every troop moved at most {fmt_in(allowance)} by a legal path, outside Threat Range, in cohesion."
+            )
+        return Ruling(
+            f"Was the {kind} of {unit.name} legal?",
+            verdict,
+            tuple(reasons),
+            tuple(measurements),
+            f"{GAME} > Move Phase ({kind.capitalize()} Moves)",
+            (unit.id,),
+        )
+
+    # ---- other range questions ------------------------------------------------------------
+    def can_assault(self, scene: Scene, unit_id: str) -> Ruling:
+        unit, troops = self._troops(scene, unit_id)
+        reasons, verdicts = [], []
+        if unit.state.get("advanced") or unit.state.get("retreated"):
+            verdicts.append(Verdict.NO)
+            reasons.append(f"{unit.name} Advanced or Retreated this round.")
+        if has_keyword(unit, "Aircraft"):
+            verdicts.append(Verdict.NO)
+            reasons.append("Aircraft cannot Assault.")
+        engaged = self._engaged(scene, unit, troops)
+        if engaged and self.options.assault_excludes_engaged:
+            verdicts.append(Verdict.NO)
+            reasons.append(f"{unit.name} is already within Threat Range of {', '.join(e for e, _ in engaged)}.")
+        near = []
+        for other in scene.units:
+            if other.player != unit.player and scene.models_of(other.id):
+                gap = self._gap(scene, troops, scene.models_of(other.id))
+                cmp = compare_at_most(f"to {other.id}", gap[0], ASSAULT_IN, gap[1])
+                if cmp.verdict is not Verdict.NO:
+                    near.append((other.name, cmp))
+        verdicts.append(combine_any([c.verdict for _, c in near]) if near else Verdict.NO)
+        reasons.append(
+            'Enemy formations within 12": '
+            + (", ".join(f"{n} ({c.describe()})" for n, c in near) if near else "none")
+            + "."
+        )
+        return Ruling(
+            f"Can {unit.name} Assault?",
+            combine_all(verdicts),
+            tuple(reasons),
+            tuple(c for _, c in near),
+            f"{GAME} > Assault Phase",
+            (unit.id,),
+        )
+
+    def _gap(self, scene: Scene, a: tuple[Model, ...], b: tuple[Model, ...]) -> tuple[float, float]:
+        fa, fb = scene.footprints(a), scene.footprints(b)
+        d = cross_distance_in(fa, fb)
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        return float(d[i, j]), float(np.hypot(fa.sigma_in[i], fb.sigma_in[j]))
+
+    def half_strength(self, scene: Scene, unit_id: str) -> Ruling:
+        unit, troops = self._troops(scene, unit_id)
+        start = int(unit.state.get("starting_strength", len(troops)))
+        if start == 1:
+            wounds = int(profile_value(scene, unit, "wounds"))
+            left = wounds - int(troops[0].state.get("wounds_lost", 0))
+            below = 2 * left < wounds
+            detail = f"{left} of {wounds} wounds left"
+        else:
+            below = 2 * len(troops) < start
+            detail = f"{len(troops)} of {start} troops left"
+        heroism = min(int(m.state.get("heroism", unit.profile.get("heroism", 7))) for m in troops)
+        two_d6 = Dist.from_pairs((a + b, Fraction(1, 36)) for a in range(1, 7) for b in range(1, 7))
+        p_pass = two_d6.at_least(heroism)
+        reasons = [f"{unit.name}: {detail}: {'below' if below else 'not below'} Half-Strength."]
+        if below:
+            reasons.append(f"Battle-Fatigue test: 2D6 >= {heroism} (best Heroism) passes {float(p_pass):.1%}.")
+        return Ruling(
+            f"Is {unit.name} below Half-Strength?",
+            Verdict.YES if below else Verdict.NO,
+            tuple(reasons),
+            (),
+            f"{GAME} > Formation Strength > Below Half-Strength; Battle-Fatigue",
+            (unit.id,),
+        )
+
+    def deadly_demise(self, scene: Scene, troop_id: str) -> Ruling:
+        try:
+            troop = scene.model(troop_id)
+        except KeyError:
+            raise QuestionError(f"{scene.source}: no troop {troop_id!r}") from None
+        fp = scene.footprints([troop])
+        hit = []
+        for unit in scene.units:
+            others = tuple(m for m in scene.models_of(unit.id) if m.id != troop.id)
+            if not others:
+                continue
+            d = cross_distance_in(fp, scene.footprints(others))
+            cmp = compare_at_most(unit.id, float(d.min()), DEADLY_DEMISE_IN, float(troop.sigma_in))
+            if cmp.verdict is not Verdict.NO:
+                hit.append((unit.name, cmp))
+        reasons = (
+            f'On a 6 when {troop.id} is destroyed, these formations within 6" suffer its mortal wounds: '
+            + (", ".join(f"{n} ({c.describe()})" for n, c in hit) or "none")
+            + ".",
+        )
+        return Ruling(
+            f'Who is within 6" of {troop.id} (Deadly Demise)?',
+            Verdict.YES if hit else Verdict.NO,
+            reasons,
+            tuple(c for _, c in hit),
+            f"{GAME} > Deadly Demise",
+            (troop.id,),
+        )
+
+    def grenades(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
+        a, at = self._troops(scene, a_id)
+        b, bt = self._troops(scene, b_id)
+        reasons, verdicts = [], []
+        if not has_keyword(a, "Grenades"):
+            raise QuestionError(f"{a.name} is not a Grenades formation")
+        if self._engaged(scene, a, at):
+            verdicts.append(Verdict.NO)
+            reasons.append(f"{a.name} is within Threat Range of an enemy formation.")
+        for friend in scene.units:
+            if (
+                friend.player == a.player
+                and scene.models_of(friend.id)
+                and self._threat(scene, scene.models_of(friend.id), bt).verdict is not Verdict.NO
+            ):
+                verdicts.append(Verdict.NO)
+                reasons.append(f"{b.name} is within Threat Range of {friend.name}.")
+        d, s = self._gap(scene, at, bt)
+        cmp = compare_at_most("distance", d, GRENADES_IN, s)
+        verdicts.append(cmp.verdict)
+        reasons.append(f"{b.name} is {cmp.describe()} away.")
+        sight = self.can_see(scene, a_id, b_id)
+        verdicts.append(sight.verdict)
+        reasons.append(sight.reasons[0])
+        p = Dist.binomial(6, Fraction(1, 2))
+        reasons.append(f"Six D6, 4+ each: {float(p.mean()):.1f} mortal wounds on average.")
+        return Ruling(
+            f"Can {a.name} throw Grenades at {b.name}?",
+            combine_all(verdicts),
+            tuple(reasons),
+            (cmp,),
+            f"{GAME} > Battle-Manoeuvres > GRENADES",
+            (a.id, b.id),
+        )
+
+    def overwatch(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
+        a, at = self._troops(scene, a_id)
+        b, bt = self._troops(scene, b_id)
+        d, s = self._gap(scene, at, bt)
+        cmp = compare_at_most("distance", d, OVERWATCH_IN, s)
+        eligible = not (a.state.get("advanced") or a.state.get("retreated")) and (
+            not self._engaged(scene, a, at) or has_keyword(a, "Monstrous")
+        )
+        verdict = combine_all([cmp.verdict, Verdict.YES if eligible else Verdict.NO])
+        reasons = (
+            f"{b.name} is {cmp.describe()} from {a.name}.",
+            f"{a.name} {'would' if eligible else 'would not'} be eligible to shoot.",
+            "Only unmodified 6s hit.",
+        )
+        return Ruling(
+            f"Can {a.name} fire Onslaught Overwatch at {b.name}?",
+            verdict,
+            reasons,
+            (cmp,),
+            f"{GAME} > Battle-Manoeuvres > ONSLAUGHT OVERWATCH",
+            (a.id, b.id),
+        )
+
+    # ---- set-up -----------------------------------------------------------------------------
+    def deployment_zones(self, scene: Scene) -> dict[str, shapely.Polygon]:
+        """War of Control: 20" deep zones along the short edges (scenario.attacker takes the near one)."""
+        scenario = scene.to_dict().get("scenario", {})
+        zones = scenario.get("deployment_zones")
+        if zones:
+            return {p: shapely.Polygon(poly) for p, poly in zones.items()}
+        players = [p.id for p in scene.players]
+        if len(players) != 2:
+            raise QuestionError(
+                f"{scene.source}: give scenario.deployment_zones (two players needed for the default zones)"
+            )
+        attacker = scenario.get("attacker", players[0])
+        other = players[1] if attacker == players[0] else players[0]
+        w, d = scene.width_in, scene.depth_in
+        depth = float(scenario.get("zone_depth_in", 20.0))
+        if w <= d:
+            near, far = shapely.box(0, 0, w, depth), shapely.box(0, d - depth, w, d)
+        else:
+            near, far = shapely.box(0, 0, depth, d), shapely.box(w - depth, 0, w, d)
+        return {attacker: near, other: far}
+
+    def setup_ok(self, scene: Scene, thing_id: str) -> Ruling:
+        """An objective marker's placement (War of Control), or an Infiltrators formation's set-up."""
+        if any(o.id == thing_id for o in scene.objectives):
+            return self._objective_setup(scene, thing_id)
+        unit, troops = self._troops(scene, thing_id)
+        if not has_keyword(unit, "Infiltrators"):
+            raise QuestionError(f"{unit.name} has no Infiltrators ability; setup-ok checks objectives and Infiltrators")
+        zones = self.deployment_zones(scene)
+        enemy = [p for p in zones if p != unit.player]
+        checks = []
+        fp = scene.footprints(troops)
+        for p in enemy:
+            d = float(polygon_distance_in(fp, zones[p]).min())
+            checks.append(
+                Comparison(f"to {p}'s deployment zone", d, 9.0, 0.0, Verdict.YES if d > 9.0 else Verdict.NO, ">")
+            )
+        others = [m for m in scene.models if scene.player_of(m) != unit.player]
+        if others:
+            d = float(cross_distance_in(fp, scene.footprints(others)).min())
+            checks.append(Comparison("to enemy troops", d, 9.0, 0.0, Verdict.YES if d > 9.0 else Verdict.NO, ">"))
+        verdict = combine_all([c.verdict for c in checks])
+        reasons = tuple(f'{c.name}: {fmt_in(c.value_in)} (needs more than 9")' for c in checks)
+        return Ruling(
+            f"Is {unit.name} set up legally (Infiltrators)?",
+            verdict,
+            reasons,
+            tuple(checks),
+            f"{GAME} > Deployment Abilities > Infiltrators",
+            (unit.id,),
+        )
+
+    def _objective_setup(self, scene: Scene, objective_id: str) -> Ruling:
+        obj = objective_or_error(scene, objective_id)
+        marker = scene.objective_footprints([obj])
+        r = float(marker.a_in[0])
+        checks = []
+        edge = min(obj.x, obj.y, scene.width_in - obj.x, scene.depth_in - obj.y) - r
+        checks.append(
+            Comparison("to the warfield edge", edge, 6.0, 0.0, Verdict.YES if edge >= 6.0 else Verdict.NO, ">=")
+        )
+        for p, zone in self.deployment_zones(scene).items():
+            d = float(polygon_distance_in(marker, zone)[0])
+            checks.append(
+                Comparison(f"to {p}'s deployment zone", d, 3.0, 0.0, Verdict.YES if d > 3.0 else Verdict.NO, ">")
+            )
+        for other in scene.objectives:
+            if other.id != obj.id:
+                d = float(cross_distance_in(marker, scene.objective_footprints([other]))[0, 0])
+                checks.append(
+                    Comparison(f"to objective {other.id}", d, 9.0, 0.0, Verdict.YES if d > 9.0 else Verdict.NO, ">")
+                )
+        verdict = combine_all([c.verdict for c in checks])
+        reasons = tuple(
+            f"{c.name}: {fmt_in(c.value_in)} (needs {c.relation} {fmt_in(c.threshold_in)})"
+            + ("" if c.verdict is Verdict.YES else " - too close")
+            for c in checks
+        )
+        return Ruling(
+            f"Is objective {obj.id} placed legally (War of Control)?",
+            verdict,
+            reasons,
+            tuple(checks),
+            f"{GAME} > War of Control > 3. Create The Warfield",
+            (obj.id,),
+        )
+
+    def arrival_ok(self, scene: Scene, unit_id: str) -> Ruling:
+        """A Strategic Reserve formation set up this round: edge distance, 12" from enemies, enemy zone in round 2."""
+        unit, troops = self._troops(scene, unit_id)
+        rnd = int(scene.round or 0)
+        checks: list[Comparison] = []
+        reasons: list[str] = []
+        if rnd < 2:
+            return Ruling(
+                f"May {unit.name} arrive from Strategic Reserves?",
+                Verdict.NO,
+                ("Strategic Reserves cannot arrive in the first round.",),
+                (),
+                f"{GAME} > Strategic Reserves",
+                (unit.id,),
+            )
+        edge_limit = 6.0 if rnd == 2 else 9.0
+        fp = scene.footprints(troops)
+        far = 0.0
+        for pts in fp.boundary_points(64):
+            # How far the troop's base reaches from each edge; it must lie wholly within X" of one of them.
+            reach = [
+                pts[:, 0].max(),
+                pts[:, 1].max(),
+                scene.width_in - pts[:, 0].min(),
+                scene.depth_in - pts[:, 1].min(),
+            ]
+            far = max(far, float(min(reach)))
+        checks.append(
+            Comparison(
+                "deepest troop's reach from its nearest warfield edge",
+                far,
+                edge_limit,
+                0.0,
+                Verdict.YES if far <= edge_limit + 1e-9 else Verdict.NO,
+            )
+        )
+        enemies = [m for m in scene.models if scene.player_of(m) != unit.player]
+        if enemies:
+            ef = scene.footprints(enemies)
+            # "Whenever such a distance is specified, it always applies to the horizontal distance."
+            d = float(cross_distance_in(fp, ef).min())
+            checks.append(
+                Comparison(
+                    "to the nearest enemy troop",
+                    d,
+                    RESERVE_ENEMY_IN,
+                    0.0,
+                    Verdict.YES if d >= RESERVE_ENEMY_IN - 1e-9 else Verdict.NO,
+                    ">=",
+                )
+            )
+        if rnd == 2:
+            for p, zone in self.deployment_zones(scene).items():
+                if p != unit.player:
+                    inside = float(polygon_distance_in(fp, zone).min()) <= 0.0
+                    checks.append(
+                        Comparison(
+                            f"troops in {p}'s deployment zone",
+                            1.0 if inside else 0.0,
+                            0.0,
+                            0.0,
+                            Verdict.NO if inside else Verdict.YES,
+                            "=",
+                        )
+                    )
+        reasons.extend(
+            f"{c.name}: {c.value_in:.2f} ({'ok' if c.verdict is Verdict.YES else 'not allowed'})" for c in checks
+        )
+        return Ruling(
+            f"May {unit.name} arrive here from Strategic Reserves (round {rnd})?",
+            combine_all([c.verdict for c in checks]),
+            tuple(reasons),
+            tuple(checks),
+            f"{GAME} > Strategic Reserves > Setting up Strategic Reserve Formations",
+            (unit.id,),
+        )
+
+    # ---- everything -------------------------------------------------------------------------
+    def rulings(self, scene: Scene) -> list[Ruling]:
+        out = [self.coherent(scene, u.id) for u in scene.units if scene.models_of(u.id)]
+        units = [u for u in scene.units if scene.models_of(u.id)]
+        for a in units:
+            for b in units:
+                if a.player != b.player and a.id < b.id:
+                    cmp = self._threat(scene, scene.models_of(a.id), scene.models_of(b.id))
+                    if cmp.verdict is not Verdict.NO:
+                        out.append(
+                            Ruling(
+                                f"Are {a.name} and {b.name} within Threat Range?",
+                                cmp.verdict,
+                                (cmp.describe(),),
+                                (cmp,),
+                                f"{GAME} > Threat Range",
+                                (a.id, b.id),
+                            )
+                        )
+        for obj in scene.objectives:
+            out.append(self.controls(scene, obj.id))
+        return out
+
+    def attack(
+        self, scene: Scene, a_id: str, b_id: str, weapon: str | None = None, situation: Situation | None = None
+    ) -> Any:
+        a = unit_or_error(scene, a_id)
+        b, bt = self._troops(scene, b_id)
+        weapons = profile_value(scene, a, "weapons")
+        raw = next((w for w in weapons if weapon is None or str(w.get("name", "")).lower() == weapon.lower()), None)
+        if raw is None:
+            raise QuestionError(f"{a.name} has no weapon {weapon!r}")
+        prof = b.profile
+        target = Target(
+            vigour=int(profile_value(scene, b, "vigour")),
+            defence=int(profile_value(scene, b, "defence")),
+            wounds=int(profile_value(scene, b, "wounds")),
+            models=len(bt),
+            invulnerable=prof.get("invulnerable"),
+            reinforced_health=prof.get("reinforced_health"),
+            keywords=tuple(k.upper() for k in b.keywords),
+            stealth=has_keyword(b, "Stealth"),
+        )
+        return attack_odds(_weapon(raw), target, situation or Situation())

@@ -393,7 +393,8 @@ class Grinding:
                         covered[tm.id] = f"not fully visible to every troop of {a.name} because of {piece.id} ({kind})"
                 if tm.id in covered:
                     break
-        verdict = Verdict.YES if len(covered) == len(tt) else (Verdict.NO if not covered else Verdict.YES)
+        # Cover is per troop; the formation "has cover" when every troop an attack could be allocated to has it.
+        verdict = Verdict.YES if len(covered) == len(tt) else Verdict.NO
         reasons = [f"{m}: Benefit of Cover, {why}." for m, why in covered.items()] or [
             f"No troop of {t.name} has the Benefit of Cover against {a.name}."
         ]

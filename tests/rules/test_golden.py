@@ -23,6 +23,7 @@ def test_there_are_enough_golden_scenes() -> None:
     assert per_game.get("focal-point", 0) >= 25
     assert per_game.get("miniature-skirmish", 0) >= 10
     assert per_game.get("onefinity", 0) >= 10
+    assert per_game.get("grinding-annihilation", 0) >= 25
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])

@@ -143,7 +143,8 @@ class Footprints:
 
     @property
     def is_round(self) -> npt.NDArray[np.bool_]:
-        return np.isclose(self.a_in, self.b_in, rtol=0.0, atol=1e-12)
+        result: npt.NDArray[np.bool_] = np.abs(self.a_in - self.b_in) <= 1e-12
+        return result
 
     def boundary_points(self, count: int) -> FloatArray:
         """(N, count, 2) points evenly spaced in parameter around each outline."""

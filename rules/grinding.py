@@ -75,6 +75,7 @@ def _weapon(raw: dict[str, Any]) -> Weapon:
 @dataclass
 class Grinding:
     options: GrindingOptions = field(default_factory=GrindingOptions)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)  # per-scene results, reset for a new scene
 
     game = "grinding-annihilation"
     questions = (
@@ -103,16 +104,41 @@ class Grinding:
             raise QuestionError(f"{scene.source}: formation {unit_id!r} has no troops on the warfield")
         return unit, troops
 
+    def _table(self, scene: Scene) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+        """All troops' pairwise distances, vertical gaps and sigmas, computed once per scene."""
+        cached = self._cache.get("table")
+        if cached is None or cached[0] is not scene:
+            fp = scene.footprints()
+            index = {m.id: k for k, m in enumerate(scene.models)}
+            d = pairwise_distance_in(fp)
+            cached = (scene, index, d, vertical_gap_in(fp, fp), np.hypot(fp.sigma_in[:, None], fp.sigma_in[None, :]))
+            self._cache = {"table": cached}
+        return cached[1], cached[2], cached[3], cached[4]
+
     def _threat(self, scene: Scene, a: tuple[Model, ...], b: tuple[Model, ...]) -> Comparison:
-        fa, fb = scene.footprints(a), scene.footprints(b)
-        d = cross_distance_in(fa, fb)
-        v = vertical_gap_in(fa, fb)
-        d = np.where(v <= THREAT_V_IN + 1e-9, d, np.inf)
+        index, dist, vert, sig = self._table(scene)
+        key = ("threat", tuple(m.id for m in a), tuple(m.id for m in b))
+        if key not in self._cache:
+            self._cache[key] = self._threat_uncached(index, dist, vert, sig, a, b)
+        cmp: Comparison = self._cache[key]
+        return cmp
+
+    @staticmethod
+    def _threat_uncached(
+        index: dict[str, int],
+        dist: np.ndarray,
+        vert: np.ndarray,
+        sig: np.ndarray,
+        a: tuple[Model, ...],
+        b: tuple[Model, ...],
+    ) -> Comparison:
+        ia = [index[m.id] for m in a]
+        ib = [index[m.id] for m in b]
+        d = np.where(vert[np.ix_(ia, ib)] <= THREAT_V_IN + 1e-9, dist[np.ix_(ia, ib)], np.inf)
         i, j = np.unravel_index(int(np.argmin(d)), d.shape)
         if not np.isfinite(d[i, j]):
             return Comparison(f"{a[0].id}..{b[0].id}", float("inf"), THREAT_IN, 0.0, Verdict.NO)
-        sigma = float(np.hypot(fa.sigma_in[i], fb.sigma_in[j]))
-        return compare_at_most(f"{a[i].id} to {b[j].id}", float(d[i, j]), THREAT_IN, sigma)
+        return compare_at_most(f"{a[i].id} to {b[j].id}", float(d[i, j]), THREAT_IN, float(sig[ia[i], ib[j]]))
 
     def _engaged(self, scene: Scene, unit: Unit, troops: tuple[Model, ...]) -> list[tuple[str, Comparison]]:
         """Enemy formations within Threat Range of this one."""
@@ -125,14 +151,27 @@ class Grinding:
                 out.append((other.id, cmp))
         return out
 
-    def _sight(self, scene: Scene, observer: Unit, target: Unit, extra: list[Obstacle] | None = None) -> SightLines:
+    def _sight(self, scene: Scene, observer: Unit, target: Unit, quick: bool = False) -> SightLines:
         """Terrain per category; enemy troops block (friendly troops and the target formation do not)."""
+        self._table(scene)  # resets the caches when the scene changes
+        key = ("sight", observer.player, target.id, quick)
+        if key not in self._cache:
+            self._cache[key] = SightLines(self._obstacles(scene, observer, target), area_samples=0 if quick else 64)
+        lines: SightLines = self._cache[key]
+        return lines
+
+    def _obstacles(self, scene: Scene, observer: Unit, target: Unit) -> list[Obstacle]:
         obstacles = [Obstacle(t.id, t.shape, SIGHT_MODES[t.kind]) for t in scene.terrain if t.kind in SIGHT_MODES]
         blockers = [m for m in scene.models if scene.player_of(m) != observer.player and m.unit != target.id]
         if blockers:
-            polygons = scene.footprints(blockers).polygons(32)
-            obstacles += [Obstacle(f"troop:{m.id}", p, owner=m.id) for m, p in zip(blockers, polygons, strict=True)]
-        return SightLines(obstacles + (extra or []))
+            fp = scene.footprints(blockers)
+            polygons = fp.polygons(32)
+            for k, m in enumerate(blockers):
+                if fp.is_round[k]:
+                    obstacles.append(Obstacle.round_base(f"troop:{m.id}", m.x, m.y, float(fp.a_in[k]), owner=m.id))
+                else:
+                    obstacles.append(Obstacle(f"troop:{m.id}", polygons[k], owner=m.id))
+        return obstacles
 
     def _pairs(
         self, scene: Scene, a: tuple[Model, ...], b: tuple[Model, ...], lines: SightLines
@@ -328,20 +367,55 @@ class Grinding:
                             f"{b.name} is within Threat Range of {friend.name} ({cmp.describe()}), so it cannot be shot."
                         )
         rng = float(raw["range"])
-        pairs = self._pairs(scene, at, bt, self._sight(scene, a, b))
-        d = cross_distance_in(scene.footprints(at), scene.footprints(bt))
-        sigma = float(np.hypot(at[0].sigma_in, bt[0].sigma_in))
+        index, dist, _, sig = self._table(scene)
+        ia, ib = [index[m.id] for m in at], [index[m.id] for m in bt]
+        d = dist[np.ix_(ia, ib)]
+        # Only pairs that could be in range need a sight check; nearest first, stop at the first seen.
+        near = [
+            (float(d[x, y]), x, y)
+            for x in range(len(at))
+            for y in range(len(bt))
+            if d[x, y] <= rng + 2 * sig[ia[x], ib[y]] + 1e-6
+        ]
+        near.sort()
         best: Comparison | None = None
-        for x, am in enumerate(at):
-            for y, tm in enumerate(bt):
-                if pairs[(am.id, tm.id)].visible:
-                    cmp = compare_at_most(f"{am.id} to {tm.id}", float(d[x, y]), rng, sigma)
-                    if best is None or cmp.value_in < best.value_in:
-                        best = cmp
-        if best is None:
+        lines = self._sight(scene, a, b, quick=True) if near else None  # "visible?", not "how much?"
+        bounds = [0, 8, len(near)]  # the nearest few first: most shots are decided there
+        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            chunk = near[start:stop]
+            if not chunk:
+                continue
+            assert lines is not None
+            # Fast proof: a clear line between the two bases' centres is a sight line.
+            centres_a = np.array([(at[x].x, at[x].y) for _, x, _ in chunk])
+            centres_b = np.array([(bt[y].x, bt[y].y) for _, _, y in chunk])
+            clear = lines.clear_lines(centres_a, centres_b)
+            if clear.any():
+                value, x, y = chunk[int(np.argmax(clear))]
+                proof = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
+                if proof.verdict is Verdict.YES:  # a nearer visible pair could only confirm it
+                    best = proof
+                    break
+            seen = lines.check(
+                scene.footprints([at[x] for _, x, _ in chunk]),
+                scene.footprints([bt[y] for _, _, y in chunk]),
+                [at[x].id for _, x, _ in chunk],
+                [bt[y].id for _, _, y in chunk],
+            )
+            for (value, x, y), result in zip(chunk, seen, strict=True):
+                if result.visible:
+                    best = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
+                    break
+            if best is not None:
+                break
+        if best is None and not near:
             verdicts.append(Verdict.NO)
-            reasons.append(f"No troop of {b.name} is visible to {a.name}.")
+            reasons.append(f'No troop of {b.name} is within {rng:g}" of {a.name}.')
             measurements: tuple[Comparison, ...] = ()
+        elif best is None:
+            verdicts.append(Verdict.NO)
+            reasons.append(f"No troop of {b.name} within range is visible to {a.name}.")
+            measurements = ()
         else:
             verdicts.append(best.verdict)
             reasons.append(f'{best.name}: visible, {best.describe()} for the {raw.get("name")} (range {rng:g}").')

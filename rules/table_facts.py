@@ -122,8 +122,13 @@ def sight_lines(scene: Scene, profile: GameProfile, models_block: bool = False) 
         if mode is not None:
             obstacles.append(Obstacle(piece.id, piece.shape, mode))
     if models_block and scene.models:
-        polygons = scene.footprints().polygons(32)
-        obstacles += [Obstacle(f"model:{m.id}", p, owner=m.id) for m, p in zip(scene.models, polygons, strict=True)]
+        fp = scene.footprints()
+        polygons = fp.polygons(32)
+        for k, m in enumerate(scene.models):
+            if fp.is_round[k]:
+                obstacles.append(Obstacle.round_base(f"model:{m.id}", m.x, m.y, float(fp.a_in[k]), owner=m.id))
+            else:
+                obstacles.append(Obstacle(f"model:{m.id}", polygons[k], owner=m.id))
     return SightLines(obstacles)
 
 

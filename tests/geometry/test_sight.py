@@ -215,3 +215,30 @@ def test_many_pairs_in_one_call_match_one_by_one() -> None:
     assert together == alone
     with pytest.raises(ValueError, match="observers but"):
         lines.check(a, b[[0]])
+
+
+def test_quick_mode_agrees_on_visible_or_not() -> None:
+    # area_samples=0 (the rules' "can it see at all?") uses 12x fewer sight lines.
+    rng = np.random.default_rng(77)
+    disagreements = []
+    for scene in range(300):
+        a, b, obstacles = _random_scene(rng)
+        full = SightLines(obstacles).check(a, b)[0]
+        quick = SightLines(obstacles, area_samples=0).check(a, b)[0]
+        if full.visible != quick.visible:
+            disagreements.append((scene, full.visible_fraction))
+    assert all(fraction < SLIVER for _, fraction in disagreements), disagreements
+
+
+def test_clear_centre_line_proves_visibility() -> None:
+    lines = SightLines([Obstacle("wall", shapely.box(4, 1, 5, 3)), Obstacle.round_base("m", 5, -2, 0.5, owner="m")])
+    clear = lines.clear_lines(
+        np.array([[0.0, 0.0], [0.0, 2.0], [0.0, -2.0], [0.0, -2.0]]),
+        np.array([[10.0, 0.0], [10.0, 2.0], [10.0, -2.0], [10.0, -2.0]]),
+        ["a", "a", "a", "m"],
+        ["b", "b", "b", "b"],
+    )
+    assert clear.tolist() == [True, False, False, True]
+    disc = SightLines([Obstacle.round_base("m", 5, 0, 0.5)]).check(one(0, 0), one(10, 0))[0]
+    poly = SightLines([Obstacle("m", shapely.Point(5, 0).buffer(0.5, quad_segs=64))]).check(one(0, 0), one(10, 0))[0]
+    assert disc.visible == poly.visible and abs(disc.visible_fraction - poly.visible_fraction) < 0.05

@@ -13,7 +13,7 @@ Readings: docs/rules/grinding-annihilation.md.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +24,7 @@ from geometry.coherency import coherency
 from geometry.distance import cross_distance_in, pairwise_distance_in, polygon_distance_in, vertical_gap_in
 from geometry.measure import Comparison, Verdict, combine_all, combine_any, compare_at_most
 from geometry.paths import shortest_path
-from geometry.shapes import base_semi_axes_in
+from geometry.shapes import Footprints, base_semi_axes_in
 from geometry.sight import Obstacle, SightLines, SightMode
 from rules.common import QuestionError, fmt_in, has_keyword, objective_or_error, profile_value, unit_or_error
 from rules.dice import Dist
@@ -87,6 +87,7 @@ class Grinding:
         "controls",
         "move-ok",
         "can-assault",
+        "assault-ok",
         "half-strength",
         "deadly-demise",
         "grenades",
@@ -966,6 +967,9 @@ class Grinding:
             (unit.id,),
         )
 
+    def assault_ok(self, scene: Scene, unit_id: str, roll: int, targets: list[str]) -> Ruling:
+        return _assault_ok(self, scene, unit_id, roll, targets)
+
     # ---- everything -------------------------------------------------------------------------
     def rulings(self, scene: Scene) -> list[Ruling]:
         out = [self.coherent(scene, u.id) for u in scene.units if scene.models_of(u.id)]
@@ -1010,3 +1014,179 @@ class Grinding:
             stealth=has_keyword(b, "Stealth"),
         )
         return attack_odds(_weapon(raw), target, situation or Situation())
+
+
+# ---- assault success ------------------------------------------------------------------------
+ASSAULT_SPOTS = 24  # candidate end positions around each target troop
+ASSAULT_GAP_IN = 0.02  # end a hair off base-to-base contact (well inside Threat Range)
+
+
+def _assault_ok(self: Grinding, scene: Scene, unit_id: str, roll: int, target_ids: list[str]) -> Ruling:
+    """Can this Assault roll succeed: every target within Threat Range, no other enemy formation
+    within it, the formation in cohesion, each troop moving at most the roll around enemy bases?
+
+    A placement is searched for (each troop to the nearest free spot by a target troop, the others
+    closing up behind them); found -> yes. If some target is out of every troop's reach -> no.
+    Otherwise the search could not decide: too close to call, and it says so.
+    """
+    unit, troops = self._troops(scene, unit_id)
+    if not target_ids:
+        raise QuestionError("assault-ok needs --targets (the enemy formations declared as targets)")
+    targets = [self._troops(scene, t) for t in target_ids]
+    for t_unit, _ in targets:
+        if t_unit.player == unit.player:
+            raise QuestionError(f"{t_unit.id!r} is not an enemy formation")
+    fly = has_keyword(unit, "Fly")
+    enemies = [m for m in scene.models if scene.player_of(m) != unit.player]
+    target_models = [m for _, ms in targets for m in ms]
+    others = [m for m in enemies if m.unit not in target_ids]
+    impassable = [t.shape for t in scene.terrain if t.kind in IMPASSABLE]
+    table = shapely.box(0, 0, scene.width_in, scene.depth_in)
+    efp = scene.footprints(enemies)
+    enemy_polys = list(efp.polygons(32))
+    other_fp = scene.footprints(others) if others else None
+
+    def radius(m: Model) -> float:
+        return base_semi_axes_in(m.base)[0]
+
+    def reach(troop: Model, spot: tuple[float, float]) -> float:
+        r = base_semi_axes_in(troop.base)[1]
+        line = shapely.LineString([(troop.x, troop.y), spot])
+        blockers = impassable + ([] if fly else enemy_polys)
+        if not any(line.distance(b) < r - 1e-9 for b in blockers):
+            return float(line.length)
+        path = shortest_path((troop.x, troop.y), spot, r, blockers, bounds=table)
+        return path.length_in if path.reachable else float("inf")
+
+    def spot_ok(spot: tuple[float, float], r: float, placed: list[tuple[float, float, float]]) -> bool:
+        x, y = spot
+        if not (r <= x <= scene.width_in - r and r <= y <= scene.depth_in - r):
+            return False
+        if any(shapely.Point(spot).distance(b) < r for b in impassable):
+            return False
+        if any(np.hypot(x - px, y - py) < r + pr - 1e-9 for px, py, pr in placed):
+            return False
+        if np.min(np.hypot(efp.x_in - x, efp.y_in - y) - efp.a_in) < r - 1e-9:  # on top of an enemy troop
+            return False
+        if other_fp is not None:
+            probe = _disc_at(x, y, r)
+            if float(cross_distance_in(probe, other_fp).min()) <= THREAT_IN + 1e-6:
+                return False
+        return True
+
+    # Candidate spots by each target troop, for each attacking troop, nearest first.
+    placed: list[tuple[float, float, float]] = []
+    ends: dict[str, tuple[float, float]] = {}
+    options = []
+    for troop in troops:
+        r = radius(troop)
+        cands = []
+        for t in target_models:
+            rt = base_semi_axes_in(t.base)[0]
+            for k in range(ASSAULT_SPOTS):
+                a = 2 * np.pi * k / ASSAULT_SPOTS
+                spot = (t.x + (r + rt + ASSAULT_GAP_IN) * np.cos(a), t.y + (r + rt + ASSAULT_GAP_IN) * np.sin(a))
+                cands.append((float(np.hypot(spot[0] - troop.x, spot[1] - troop.y)), spot, str(t.unit)))
+        cands.sort()
+        options.append((cands[0][0] if cands else np.inf, troop, cands))
+    reachable_targets: set[str] = set()
+
+    def take(troop: Model, cands: list[tuple[float, tuple[float, float], str]], wanted: str | None) -> bool:
+        r = radius(troop)
+        for straight, spot, target_unit_id in cands:
+            if straight > roll:
+                return False
+            if wanted is not None and target_unit_id != wanted:
+                continue
+            if spot_ok(spot, r, placed) and reach(troop, spot) <= roll + 1e-9:
+                reachable_targets.add(target_unit_id)
+                ends[troop.id] = spot
+                placed.append((spot[0], spot[1], r))
+                return True
+        return False
+
+    # First one troop for each target (nearest troop first), then the rest to their nearest spots.
+    for target_unit_id in target_ids:
+        for _, troop, cands in sorted(options, key=lambda o: o[0]):
+            if troop.id not in ends and take(troop, cands, target_unit_id):
+                break
+    for _, troop, cands in sorted(options, key=lambda o: o[0]):
+        if troop.id not in ends:
+            take(troop, cands, None)
+    # Troops that found no spot close up behind the engaged ones, or stay where they are.
+    for troop in troops:
+        if troop.id in ends:
+            continue
+        r = radius(troop)
+        choices = [(0.0, (troop.x, troop.y))]
+        for px, py, pr in placed:
+            for k in range(ASSAULT_SPOTS):
+                a = 2 * np.pi * k / ASSAULT_SPOTS
+                spot = (px + (r + pr + 1.0) * np.cos(a), py + (r + pr + 1.0) * np.sin(a))
+                choices.append((float(np.hypot(spot[0] - troop.x, spot[1] - troop.y)), spot))
+        choices.sort()
+        for straight, spot in choices:
+            if straight > roll:
+                break
+            if spot_ok(spot, r, placed) and (straight == 0.0 or reach(troop, spot) <= roll + 1e-9):
+                ends[troop.id] = spot
+                placed.append((spot[0], spot[1], r))
+                break
+    rule = f"{GAME} > Assault Phase > Assaulting with a Formation"
+    question = f'Can {unit.name} complete an Assault of {roll}" on {", ".join(t.name for t, _ in targets)}?'
+    if len(ends) == len(troops):
+        moved = [replace_model(m, ends[m.id]) for m in troops]
+        fp = scene.footprints(moved)
+        d, v = pairwise_distance_in(fp), vertical_gap_in(fp, fp)
+        cohesive = self._cohesive(d, v, np.zeros_like(d), list(range(len(moved)))) is Verdict.YES
+        engaged_all = all(
+            float(cross_distance_in(fp, scene.footprints(list(ms))).min()) <= THREAT_IN for _, ms in targets
+        )
+        if cohesive and engaged_all:
+            placement = "; ".join(f"{m.id} to ({ends[m.id][0]:.1f}, {ends[m.id][1]:.1f})" for m in troops)
+            return Ruling(
+                question, Verdict.YES, (f"A legal end position exists: {placement}.",), (), rule, (unit.id, *target_ids)
+            )
+    # Necessary condition: every target must be reachable by some troop at all.
+    unreachable = []
+    for t_unit, ms in targets:
+        best = min(
+            max(0.0, float(np.hypot(t.x - troop.x, t.y - troop.y)) - radius(t) - radius(troop))
+            for troop in troops
+            for t in ms
+        )
+        if best > roll + THREAT_IN:
+            unreachable.append(f"{t_unit.name} ({fmt_in(best)} away)")
+    if unreachable:
+        return Ruling(
+            question,
+            Verdict.NO,
+            (f"No troop can end within Threat Range of {', '.join(unreachable)} with a roll of {roll}.",),
+            (),
+            rule,
+            (unit.id, *target_ids),
+        )
+    missing = [t.name for t, _ in targets if t.id not in reachable_targets]
+    why = (
+        f"no free spot within reach by {', '.join(missing)}"
+        if missing
+        else "the troops could not all be placed in cohesion"
+    )
+    return Ruling(
+        question,
+        Verdict.TOO_CLOSE,
+        (
+            f"Every target is within reach, but the search found no legal end position ({why}); it may still be possible.",
+        ),
+        (),
+        rule,
+        (unit.id, *target_ids),
+    )
+
+
+def _disc_at(x: float, y: float, r: float) -> Footprints:
+    return Footprints.build([x], [y], r)
+
+
+def replace_model(model: Model, spot: tuple[float, float]) -> Model:
+    return replace(model, x=float(spot[0]), y=float(spot[1]))

@@ -45,6 +45,7 @@ QUESTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "redirect": ("redirect", ("ATTACKER", "DOWNED", "NEW_TARGET")),
     "cards": ("cards", ("ATTACKER", "TARGET")),
     "can-assault": ("can_assault", ("UNIT",)),
+    "assault-ok": ("assault_ok", ("UNIT",)),
     "half-strength": ("half_strength", ("UNIT",)),
     "deadly-demise": ("deadly_demise", ("TROOP",)),
     "grenades": ("grenades", ("ATTACKER", "TARGET")),
@@ -77,6 +78,10 @@ def ask(scene: Scene, question: str, args: list[str], options: dict[str, Any]) -
         return fn(scene, *args, range_in=options.get("range"))  # type: ignore[no-any-return]
     if question == "can-target":
         return fn(scene, *args, weapon=options.get("weapon"))  # type: ignore[no-any-return]
+    if question == "assault-ok":
+        if options.get("roll") is None or not options.get("targets"):
+            raise QuestionError("assault-ok needs --roll N (the 2D6 Assault roll) and --targets A,B")
+        return fn(scene, args[0], int(options["roll"]), [t for t in str(options["targets"]).split(",") if t])  # type: ignore[no-any-return]
     if question in ("cover", "hidden"):
         if not options.get("from"):
             raise QuestionError(f"{question} needs --from ATTACKER")

@@ -83,7 +83,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from rules.systems import ask
 
     scene = Scene.load(args.scene)
-    answer = ask(scene, args.question, args.args, {"range": args.range, "weapon": args.weapon, "from": args.from_})
+    options = {
+        "range": args.range,
+        "weapon": args.weapon,
+        "from": args.from_,
+        "roll": args.roll,
+        "targets": args.targets,
+    }
+    answer = ask(scene, args.question, args.args, options)
     if isinstance(answer, dict) and "activations" in answer:
         steps = [
             f"  {k + 1:>2}. tier {a['tier']}: {a['player']} activates one of {', '.join(a['one_of'])}"
@@ -163,7 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask_cmd.add_argument("args", nargs="*", help="the question's ids")
     ask_cmd.add_argument("--range", type=float, default=None, help="in-range: the distance in inches")
     ask_cmd.add_argument("--weapon", default=None, help="can-target: the weapon (Focal Point: melee or ranged)")
-    ask_cmd.add_argument("--from", dest="from_", default=None, help="cover: the attacker")
+    ask_cmd.add_argument("--from", dest="from_", default=None, help="cover, hidden: the attacker")
+    ask_cmd.add_argument("--roll", type=int, default=None, help="assault-ok: the Assault roll (2D6)")
+    ask_cmd.add_argument("--targets", default=None, help="assault-ok: declared target formations, comma-separated")
     ask_cmd.set_defaults(run=cmd_ask)
 
     odds = add("odds", "exact outcome distribution of an attack")

@@ -37,7 +37,7 @@ def test_golden_scene(path: Path) -> None:
 
 def check_expectation(scene: Scene, expect: dict[str, Any]) -> None:
     question, *args = expect["ask"]
-    options = {"range": expect.get("range"), "weapon": expect.get("weapon"), "from": expect.get("from")}
+    options = {key: expect.get(key) for key in ("range", "weapon", "from", "roll", "targets")}
     if "error" in expect:
         with pytest.raises(QuestionError, match=re.escape(expect["error"])):
             ask(scene, question, args, options)

@@ -26,6 +26,7 @@ from geometry.measure import Comparison, Verdict, combine_all, combine_any, comp
 from geometry.paths import shortest_path
 from geometry.shapes import Footprints, base_semi_axes_in
 from geometry.sight import Obstacle, SightLines, SightMode
+from rules import ga_scenarios
 from rules.common import QuestionError, fmt_in, has_keyword, objective_or_error, profile_value, unit_or_error
 from rules.dice import Dist
 from rules.grinding_odds import Situation, Target, Weapon, attack_odds
@@ -421,6 +422,16 @@ class Grinding:
             verdicts.append(best.verdict)
             reasons.append(f'{best.name}: visible, {best.describe()} for the {raw.get("name")} (range {rng:g}").')
             measurements = (best,)
+            half = compare_at_most("half range", best.value_in, rng / 2, best.sigma_in)
+            bonuses = [a for a in raw.get("abilities", []) if a.upper().startswith(("RAPID FIRE", "INFERNO"))]
+            if bonuses:
+                state = {Verdict.YES: "within", Verdict.NO: "beyond", Verdict.TOO_CLOSE: "too close to call for"}[
+                    half.verdict
+                ]
+                reasons.append(
+                    f'The target is {state} half range ({rng / 2:g}") for {", ".join(bonuses)}: {half.describe()}.'
+                )
+                measurements = (best, half)
         verdict = combine_all(verdicts)
         return Ruling(
             f"Can {a.name} shoot {b.name} with {raw.get('name')}?",
@@ -516,6 +527,8 @@ class Grinding:
         return levels, uncertain
 
     def controls(self, scene: Scene, objective_id: str) -> Ruling:
+        if ga_scenarios.scenario_of(scene).name == "break-through":
+            return self._break_through_control(scene, objective_id)
         obj = objective_or_error(scene, objective_id)
         levels, uncertain = self._control(scene, objective_id)
         ranked = sorted(levels.items(), key=lambda kv: kv[1], reverse=True)
@@ -547,8 +560,45 @@ class Grinding:
             (obj.id, holder),
         )
 
+    def _break_through_control(self, scene: Scene, objective_id: str) -> Ruling:
+        """Break the Line: markers are the defender's (as if BE 1 on them) until the attacker has dominion
+        in a Manoeuvres phase; captured markers stay the attacker's; the second only after the first."""
+        obj = objective_or_error(scene, objective_id)
+        players = [p.id for p in scene.players]
+        attacker = scene.to_dict().get("scenario", {}).get("attacker", players[0] if players else "")
+        defender = next((p for p in players if p != attacker), "")
+        rule = f"{GAME} > Break Through > Break the Line"
+        if obj.controlled_by == attacker:
+            return Ruling(
+                f"Who controls objective {obj.id}? {attacker}",
+                Verdict.YES,
+                (f"{attacker} captured objective {obj.id}; it stays theirs.",),
+                (),
+                rule,
+                (obj.id, attacker),
+            )
+        ordered = sorted(
+            scene.objectives, key=lambda o: shapely.Point(o.x, o.y).distance(self.deployment_zones(scene)[attacker])
+        )
+        if obj.id != ordered[0].id and ordered[0].controlled_by != attacker:
+            reason = f"{defender} holds objective {obj.id}: the attacker cannot take the Second Defence Line's marker before the First's."
+            return Ruling(
+                f"Who controls objective {obj.id}? {defender}", Verdict.YES, (reason,), (), rule, (obj.id, defender)
+            )
+        levels, _ = self._control(scene, objective_id)
+        defence = max(levels.get(defender, 0), 1)
+        attack = levels.get(attacker, 0)
+        if attack > defence:
+            reason = f"{attacker} has dominion of objective {obj.id} ({attack} against {defence}); it becomes theirs in the next Manoeuvres phase if they keep it."
+        else:
+            reason = f"{defender} holds objective {obj.id} (Level of Control {attacker} {attack}, {defender} {defence}, at least 1 by default)."
+        return Ruling(
+            f"Who controls objective {obj.id}? {defender}", Verdict.YES, (reason,), (), rule, (obj.id, defender)
+        )
+
     def score(self, scene: Scene) -> dict[str, Any]:
-        """War of Control: from round 2 the player whose turn it is scores 1 TP per objective controlled (max 3)."""
+        """Tactical Points by the scenario's rules: what the player(s) score now, plus ``tactical_points`` so far."""
+        spec = ga_scenarios.scenario_of(scene)
         players = [p.id for p in scene.players] or sorted({u.player for u in scene.units})
         held = {p: 0 for p in players}
         evidence = []
@@ -558,24 +608,65 @@ class Grinding:
             if holder in held and ruling.verdict is Verdict.YES:
                 held[holder] += 1
             evidence.append(ruling.reasons[0])
-        scoring = (scene.round or 0) >= 2
-        tp_now = {p: (min(TP_CAP_PER_ROUND, n) if scoring else 0) for p, n in held.items()}
+        rnd = int(scene.round or 0)
+        now = {p: 0 for p in players}
+        if spec.name == "break-through":
+            if rnd >= 5:
+                now = {p: 3 * n for p, n in held.items()}
+                evidence.append("End of the battle: +3 TP per objective controlled.")
+        elif rnd >= spec.first_scoring_round:
+            cap = spec.tp_cap_per_round
+            now = {p: (min(cap, n) if cap is not None else n) for p, n in held.items()}
+        if spec.name == "scientist-capture":
+            for unit in scene.units:
+                if (
+                    has_keyword(unit, "Scientist")
+                    and scene.models_of(unit.id)
+                    and self._wholly_in_own_zone(scene, unit)
+                ):
+                    now[unit.player] = now.get(unit.player, 0) + 1
+                    evidence.append(f"{unit.name} has brought its Scientist home: 1 TP.")
+        if spec.name == "no-mans-land" and rnd >= 5:
+            for p in players:
+                if self._blitzkrieg(scene, p):
+                    now[p] += 1
+                    evidence.append(f"Blitzkrieg: {p} has a formation in the enemy deployment zone: 1 TP.")
         totals = dict(scene.to_dict().get("tactical_points", {}))
-        ranking = sorted(players, key=lambda p: totals.get(p, 0) + tp_now[p], reverse=True)
-        best = [p for p in ranking if totals.get(p, 0) + tp_now[p] == totals.get(ranking[0], 0) + tp_now[ranking[0]]]
+        vp = {p: int(totals.get(p, 0)) + now[p] for p in players}
+        top = max(vp.values()) if vp else 0
+        leaders = [p for p, v in vp.items() if v == top]
         return {
             "game": self.game,
-            "scenario": scene.to_dict().get("scenario", {}).get("name", "war-of-control"),
+            "scenario": spec.name,
             "round": scene.round,
             "objectives_held": held,
-            "tp_this_turn": tp_now,
-            "vp": {p: totals.get(p, 0) + tp_now[p] for p in players},
-            "winner": best[0] if len(best) == 1 else None,
+            "tp_this_turn": now,
+            "vp": vp,
+            "winner": leaders[0] if len(leaders) == 1 else None,
             "tie_break": None,
-            "final": (scene.round or 0) >= 5,
-            "evidence": evidence + ([] if scoring else ["Objectives score from the second round."]),
-            "rule": f"{GAME} > War of Control > Capture and Control (1 TP per objective, max 3 per round)",
+            "final": rnd >= 5,
+            "evidence": evidence,
+            "rule": f"{GAME} > {spec.rule}",
         }
+
+    def _wholly_in_own_zone(self, scene: Scene, unit: Unit) -> bool:
+        zone = self.deployment_zones(scene).get(unit.player)
+        if zone is None:
+            return False
+        pts = scene.footprints(scene.models_of(unit.id)).boundary_points(32).reshape(-1, 2)
+        return bool(np.all(shapely.contains_xy(zone.buffer(1e-9), pts[:, 0], pts[:, 1])))
+
+    def _blitzkrieg(self, scene: Scene, player: str) -> bool:
+        """No Man's Land: a formation (not one that arrived from Reserves) inside the enemy deployment zone."""
+        zones = self.deployment_zones(scene)
+        for unit in scene.units:
+            if unit.player != player or unit.state.get("from_reserves") or not scene.models_of(unit.id):
+                continue
+            fp = scene.footprints(scene.models_of(unit.id))
+            for enemy, zone in zones.items():
+                if enemy != player and float(polygon_distance_in(fp, zone).min()) <= 0.0:
+                    return True
+        return False
 
     # ---- moves -------------------------------------------------------------------------
     def move_ok(self, scene: Scene, unit_id: str) -> Ruling:
@@ -804,25 +895,8 @@ class Grinding:
 
     # ---- set-up -----------------------------------------------------------------------------
     def deployment_zones(self, scene: Scene) -> dict[str, shapely.Polygon]:
-        """War of Control: 20" deep zones along the short edges (scenario.attacker takes the near one)."""
-        scenario = scene.to_dict().get("scenario", {})
-        zones = scenario.get("deployment_zones")
-        if zones:
-            return {p: shapely.Polygon(poly) for p, poly in zones.items()}
-        players = [p.id for p in scene.players]
-        if len(players) != 2:
-            raise QuestionError(
-                f"{scene.source}: give scenario.deployment_zones (two players needed for the default zones)"
-            )
-        attacker = scenario.get("attacker", players[0])
-        other = players[1] if attacker == players[0] else players[0]
-        w, d = scene.width_in, scene.depth_in
-        depth = float(scenario.get("zone_depth_in", 20.0))
-        if w <= d:
-            near, far = shapely.box(0, 0, w, depth), shapely.box(0, d - depth, w, d)
-        else:
-            near, far = shapely.box(0, 0, depth, d), shapely.box(w - depth, 0, w, d)
-        return {attacker: near, other: far}
+        """The scenario's deployment zones (or the scene's own, from scenario.deployment_zones)."""
+        return ga_scenarios.deployment_zones(scene)
 
     def setup_ok(self, scene: Scene, thing_id: str) -> Ruling:
         """An objective marker's placement (War of Control), or an Infiltrators formation's set-up."""
@@ -857,38 +931,106 @@ class Grinding:
 
     def _objective_setup(self, scene: Scene, objective_id: str) -> Ruling:
         obj = objective_or_error(scene, objective_id)
+        spec = ga_scenarios.scenario_of(scene)
         marker = scene.objective_footprints([obj])
         r = float(marker.a_in[0])
-        checks = []
-        edge = min(obj.x, obj.y, scene.width_in - obj.x, scene.depth_in - obj.y) - r
+        checks: list[Comparison] = []
+        short, long = sorted((scene.width_in, scene.depth_in))
+        need_short, need_long = spec.min_table_in
+        table_ok = short >= need_short and long >= need_long
         checks.append(
-            Comparison("to the warfield edge", edge, 6.0, 0.0, Verdict.YES if edge >= 6.0 else Verdict.NO, ">=")
-        )
-        for p, zone in self.deployment_zones(scene).items():
-            d = float(polygon_distance_in(marker, zone)[0])
-            checks.append(
-                Comparison(f"to {p}'s deployment zone", d, 3.0, 0.0, Verdict.YES if d > 3.0 else Verdict.NO, ">")
+            Comparison(
+                f'warfield at least {need_short:g}" x {need_long:g}"',
+                short,
+                need_short,
+                0.0,
+                Verdict.YES if table_ok else Verdict.NO,
+                ">=",
             )
-        for other in scene.objectives:
-            if other.id != obj.id:
-                d = float(cross_distance_in(marker, scene.objective_footprints([other]))[0, 0])
-                checks.append(
-                    Comparison(f"to objective {other.id}", d, 9.0, 0.0, Verdict.YES if d > 9.0 else Verdict.NO, ">")
+        )
+        if spec.spots is not None:
+            spots = spec.spots(scene)
+            off = min(float(np.hypot(obj.x - x, obj.y - y)) for x, y in spots)
+            checks.append(
+                Comparison(
+                    "from the nearest place the scenario sets",
+                    off,
+                    ga_scenarios.PLACEMENT_TOLERANCE_IN,
+                    0.0,
+                    Verdict.YES if off <= ga_scenarios.PLACEMENT_TOLERANCE_IN else Verdict.NO,
                 )
+            )
+        elif spec.name == "break-through":
+            checks += self._break_through_marker(scene, obj, marker)
+        else:
+            edge = min(obj.x, obj.y, scene.width_in - obj.x, scene.depth_in - obj.y) - r
+            checks.append(
+                Comparison("to the warfield edge", edge, 6.0, 0.0, Verdict.YES if edge >= 6.0 else Verdict.NO, ">=")
+            )
+            for p, zone in self.deployment_zones(scene).items():
+                d = float(polygon_distance_in(marker, zone)[0])
+                checks.append(
+                    Comparison(f"to {p}'s deployment zone", d, 3.0, 0.0, Verdict.YES if d > 3.0 else Verdict.NO, ">")
+                )
+            for other in scene.objectives:
+                if other.id != obj.id:
+                    d = float(cross_distance_in(marker, scene.objective_footprints([other]))[0, 0])
+                    checks.append(
+                        Comparison(f"to objective {other.id}", d, 9.0, 0.0, Verdict.YES if d > 9.0 else Verdict.NO, ">")
+                    )
         verdict = combine_all([c.verdict for c in checks])
         reasons = tuple(
             f"{c.name}: {fmt_in(c.value_in)} (needs {c.relation} {fmt_in(c.threshold_in)})"
-            + ("" if c.verdict is Verdict.YES else " - too close")
+            + ("" if c.verdict is Verdict.YES else " - not allowed")
             for c in checks
         )
         return Ruling(
-            f"Is objective {obj.id} placed legally (War of Control)?",
+            f"Is objective {obj.id} placed legally ({spec.title})?",
             verdict,
             reasons,
             tuple(checks),
-            f"{GAME} > War of Control > 3. Create The Warfield",
+            f"{GAME} > {spec.rule}",
             (obj.id,),
         )
+
+    def _break_through_marker(self, scene: Scene, obj: Any, marker: Footprints) -> list[Comparison]:
+        """First marker in the defender's zone (First Defence Line) at least 10" from neutral territory;
+        second in the Second Defence Line at least 10" from the First."""
+        attacker = scene.to_dict().get("scenario", {}).get("attacker", scene.players[0].id if scene.players else "")
+        zones = self.deployment_zones(scene)
+        first = next(z for p, z in zones.items() if p != attacker)
+        second = ga_scenarios.second_defence_line(scene)
+        point = shapely.Point(obj.x, obj.y)
+        if first.contains(point):
+            # Neutral territory lies on the attacker's side: the First Defence Line's edge facing it.
+            facing = min(
+                _edges(first),
+                key=lambda e: shapely.Point((e[0][0] + e[1][0]) / 2, (e[0][1] + e[1][1]) / 2).distance(zones[attacker]),
+            )
+            front = float(shapely.LineString(facing).distance(point))
+            return [
+                Comparison(
+                    "into the First Defence Line from neutral territory",
+                    front,
+                    10.0,
+                    0.0,
+                    Verdict.YES if front >= 10.0 else Verdict.NO,
+                    ">=",
+                )
+            ]
+        if second.contains(point):
+            d = float(point.distance(first))
+            return [
+                Comparison(
+                    "into the Second Defence Line from the First",
+                    d,
+                    10.0,
+                    0.0,
+                    Verdict.YES if d >= 10.0 else Verdict.NO,
+                    ">=",
+                )
+            ]
+        return [Comparison("inside a defence line", 0.0, 1.0, 0.0, Verdict.NO, "=")]
 
     def arrival_ok(self, scene: Scene, unit_id: str) -> Ruling:
         """A Strategic Reserve formation set up this round: edge distance, 12" from enemies, enemy zone in round 2."""
@@ -1190,3 +1332,8 @@ def _disc_at(x: float, y: float, r: float) -> Footprints:
 
 def replace_model(model: Model, spot: tuple[float, float]) -> Model:
     return replace(model, x=float(spot[0]), y=float(spot[1]))
+
+
+def _edges(polygon: shapely.Polygon) -> list[list[tuple[float, float]]]:
+    ring = list(polygon.exterior.coords)
+    return [[ring[k], ring[k + 1]] for k in range(len(ring) - 1)]

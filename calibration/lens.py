@@ -1,0 +1,139 @@
+"""The camera's lens: intrinsics and distortion from ChArUco views, saved and reused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.fiducials import to_gray
+
+CHARUCO_SQUARES = (5, 7)  # columns, rows: fits an A4 or Letter page at 100 %
+CHARUCO_SQUARE_MM = 30.0
+CHARUCO_MARKER_MM = 22.0
+CHARUCO_DICTIONARY = "DICT_4X4_50"  # not the table markers' dictionary, so the two never mix
+MIN_VIEWS = 4
+
+
+class LensError(ValueError):
+    """Lens calibration could not be done or loaded; says why."""
+
+
+def charuco_board() -> cv2.aruco.CharucoBoard:
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, CHARUCO_DICTIONARY))
+    return cv2.aruco.CharucoBoard(CHARUCO_SQUARES, CHARUCO_SQUARE_MM, CHARUCO_MARKER_MM, d)
+
+
+@dataclass(frozen=True)
+class LensModel:
+    K: npt.NDArray[np.float64]
+    dist: npt.NDArray[np.float64]
+    image_size: tuple[int, int]  # (width, height) it was calibrated at
+    rms_px: float = 0.0
+    views: int = 0
+    std: tuple[float, ...] | None = None  # standard deviations of fx, fy, cx, cy, k1, k2, p1, p2 (from the fit)
+
+    def perturbed(self, index: int, amount: float) -> LensModel:
+        """The model with one parameter (fx, fy, cx, cy, k1, k2, p1, p2) moved by ``amount``."""
+        K = self.K.copy()
+        dist = np.zeros(5)
+        dist[: len(self.dist)] = self.dist[:5]
+        if index < 4:
+            K[(0, 1, 0, 1)[index], (0, 1, 2, 2)[index]] += amount
+        else:
+            dist[(0, 1, 2, 3)[index - 4]] += amount
+        return LensModel(K, dist, self.image_size)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": "tablesight-lens/1",
+            "K": self.K.tolist(),
+            "dist": self.dist.ravel().tolist(),
+            "image_size": list(self.image_size),
+            "rms_px": self.rms_px,
+            "views": self.views,
+            "std": None if self.std is None else list(self.std),
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> LensModel:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls(
+                np.array(data["K"], float),
+                np.array(data["dist"], float),
+                tuple(data["image_size"]),
+                float(data.get("rms_px", 0)),
+                int(data.get("views", 0)),
+                tuple(float(v) for v in data["std"]) if data.get("std") else None,
+            )
+        except FileNotFoundError:
+            raise LensError(f"{path}: no such lens file") from None
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise LensError(f"{path}: not a tablesight lens file ({error!r})") from None
+
+    def undistort_points(self, px: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Distorted pixels -> ideal pinhole pixels (same K)."""
+        pts = np.asarray(px, dtype=np.float64).reshape(-1, 1, 2)
+        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-10)
+        out: npt.NDArray[np.float64] = cv2.undistortPoints(
+            pts, self.K, self.dist, R=np.eye(3), P=self.K, criteria=criteria
+        ).reshape(-1, 2)
+        return out
+
+    def distort_points(self, ideal_px: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Ideal pinhole pixels -> distorted pixels."""
+        pts = np.asarray(ideal_px, dtype=np.float64).reshape(-1, 2)
+        norm = np.concatenate([(pts - self.K[:2, 2]) / np.diag(self.K)[:2], np.ones((len(pts), 1))], axis=1)
+        out, _ = cv2.projectPoints(norm, np.zeros(3), np.zeros(3), self.K, self.dist)
+        result: npt.NDArray[np.float64] = out.reshape(-1, 2)
+        return result
+
+
+def find_charuco(image: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """(object points, image points) of the ChArUco corners seen, or None."""
+    board = charuco_board()
+    detector = cv2.aruco.CharucoDetector(board)
+    corners, ids, _, _ = detector.detectBoard(to_gray(image))
+    if ids is None or len(ids) < 6:
+        return None
+    obj, img = board.matchImagePoints(corners, ids)
+    return np.asarray(obj, np.float64).reshape(-1, 3), np.asarray(img, np.float64).reshape(-1, 2)
+
+
+def calibrate_lens(
+    images: Sequence[npt.NDArray[np.uint8]], names: Sequence[str] | None = None
+) -> tuple[LensModel, list[str]]:
+    """OpenCV's camera model from several ChArUco views. Returns the model and notes (skipped views)."""
+    notes = []
+    objs, imgs = [], []
+    size: tuple[int, int] | None = None
+    for k, image in enumerate(images):
+        name = names[k] if names else f"view {k}"
+        h, w = image.shape[:2]
+        if size is None:
+            size = (w, h)
+        elif size != (w, h):
+            raise LensError(f"{name}: {w}x{h} differs from the first view's {size[0]}x{size[1]}")
+        found = find_charuco(image)
+        if found is None:
+            notes.append(f"{name}: no ChArUco board found, skipped")
+            continue
+        objs.append(found[0].astype(np.float32))
+        imgs.append(found[1].astype(np.float32))
+    if len(objs) < MIN_VIEWS or size is None:
+        raise LensError(
+            f"lens calibration needs at least {MIN_VIEWS} views of the ChArUco board, found it in {len(objs)}"
+        )
+    rms, K, dist, _, _, std, _, _ = cv2.calibrateCameraExtended(objs, imgs, size, None, None, flags=cv2.CALIB_FIX_K3)
+    spread = tuple(float(v) for v in np.asarray(std).ravel()[:8])
+    return LensModel(np.asarray(K), np.asarray(dist).ravel(), size, float(rms), len(objs), spread), notes

@@ -1,0 +1,372 @@
+"""Table calibration: fiducials -> the map between image pixels and table inches.
+
+The map is a homography fitted to every detected marker corner (RANSAC, then
+least squares on the inliers) in undistorted pixels, so a calibrated lens is
+used when there is one. With the camera's intrinsics the camera pose is
+recovered too, for points above the table (a model on a hill, the top of a
+base): they are found where their ray meets their own height.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.fiducials import Corners, detect_markers, sharpness
+from calibration.layout import Layout
+from calibration.lens import LensModel
+
+FloatArray = npt.NDArray[np.float64]
+RANSAC_PX = 2.0
+MIN_MARKERS = 2
+BLUR_LIMIT = 15.0  # Laplacian variance below which a photo is too blurred to trust
+SIGMA_GRID = 9  # table points per side where the map's sigma is evaluated
+
+
+class CalibrationError(ValueError):
+    """Calibration failed; says why in words a player can act on."""
+
+
+@dataclass(frozen=True)
+class MarkerCheck:
+    id: int
+    offset_in: float  # detected centre vs the layout, after the fit
+    inlier: bool
+
+
+@dataclass(frozen=True)
+class Quality:
+    markers_used: tuple[int, ...]
+    markers_missing: tuple[int, ...]
+    reprojection_rms_px: float
+    reprojection_rms_in: float
+    sigma_in: float  # 1-sigma error of a table position mapped anywhere on the table (worst over a grid)
+    sigma_mean_in: float
+    marker_checks: tuple[MarkerCheck, ...]
+    sharpness: float
+    warnings: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "markers_used": list(self.markers_used),
+            "markers_missing": list(self.markers_missing),
+            "reprojection_rms_px": round(self.reprojection_rms_px, 4),
+            "reprojection_rms_in": round(self.reprojection_rms_in, 5),
+            "sigma_in": round(self.sigma_in, 5),
+            "sigma_mean_in": round(self.sigma_mean_in, 5),
+            "markers": [
+                {"id": c.id, "offset_in": round(c.offset_in, 4), "inlier": c.inlier} for c in self.marker_checks
+            ],
+            "sharpness": round(self.sharpness, 1),
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class TableFrame:
+    """Pixels <-> table inches. The only place where that conversion happens."""
+
+    H: FloatArray  # table inches (x, y, 1) -> undistorted pixels
+    layout: Layout
+    image_size: tuple[int, int]
+    lens: LensModel | None = None
+    K: FloatArray | None = None  # intrinsics (the lens's, or estimated from H)
+    rvec: FloatArray | None = None  # pose: table (x, y, w=-z) -> camera
+    tvec: FloatArray | None = None
+    quality: Quality | None = field(default=None, compare=False)
+
+    # ---- mapping ---------------------------------------------------------------
+    def _ideal(self, px: npt.ArrayLike) -> FloatArray:
+        pts = np.asarray(px, dtype=np.float64).reshape(-1, 2)
+        return self.lens.undistort_points(pts) if self.lens is not None else pts
+
+    def image_to_table(self, px: npt.ArrayLike, z_in: float | npt.ArrayLike = 0.0) -> FloatArray:
+        """Pixels -> table (x, y) inches of points at height ``z_in`` above the table."""
+        ideal = self._ideal(px)
+        z = np.broadcast_to(np.asarray(z_in, dtype=np.float64), (len(ideal),))
+        flat = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2), np.linalg.inv(self.H)).reshape(-1, 2)
+        if not np.any(z) or self.K is None or self.rvec is None or self.tvec is None:
+            if np.any(z) and (self.K is None or self.rvec is None):
+                raise CalibrationError("heights need the camera pose, which this calibration does not have")
+            return flat
+        # Ray through the pixel, met at its own height (w = -z in the table frame).
+        R, _ = cv2.Rodrigues(self.rvec)
+        centre = -R.T @ self.tvec.ravel()
+        rays = np.concatenate([ideal, np.ones((len(ideal), 1))], axis=1) @ np.linalg.inv(self.K).T @ R
+        s = (-z - centre[2]) / rays[:, 2]
+        out: FloatArray = centre[:2] + s[:, None] * rays[:, :2]
+        return out
+
+    def table_to_image(self, xy_in: npt.ArrayLike, z_in: float | npt.ArrayLike = 0.0) -> FloatArray:
+        """Table inches (at height z) -> pixels, with the lens's distortion."""
+        pts = np.asarray(xy_in, dtype=np.float64).reshape(-1, 2)
+        z = np.broadcast_to(np.asarray(z_in, dtype=np.float64), (len(pts),))
+        if np.any(z):
+            if self.K is None or self.rvec is None or self.tvec is None:
+                raise CalibrationError("heights need the camera pose, which this calibration does not have")
+            obj = np.concatenate([pts, -z[:, None]], axis=1)
+            dist = self.lens.dist if self.lens is not None else np.zeros(5)
+            px, _ = cv2.projectPoints(obj, self.rvec, self.tvec, self.K, dist)
+            out: FloatArray = px.reshape(-1, 2)
+            return out
+        ideal = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.H).reshape(-1, 2)
+        return self.lens.distort_points(ideal) if self.lens is not None else ideal
+
+    def rectify(self, image: npt.NDArray[np.uint8], px_per_in: float = 20.0) -> npt.NDArray[np.uint8]:
+        """A top-down view of the table at ``px_per_in`` (table (0, 0) at the top-left pixel's corner)."""
+        w = int(round(self.layout.width_in * px_per_in))
+        h = int(round(self.layout.depth_in * px_per_in))
+        u, v = np.meshgrid((np.arange(w) + 0.5) / px_per_in, (np.arange(h) + 0.5) / px_per_in)
+        px = self.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(h, w, 2).astype(np.float32)
+        out: npt.NDArray[np.uint8] = cv2.remap(
+            image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+        )
+        return out
+
+    def inches_per_pixel(self, xy_in: npt.ArrayLike) -> FloatArray:
+        """Local scale of the map at table points (inches per pixel)."""
+        pts = np.asarray(xy_in, dtype=np.float64).reshape(-1, 2)
+        a = self.table_to_image(pts)
+        b = self.table_to_image(pts + [0.01, 0.0])
+        c = self.table_to_image(pts + [0.0, 0.01])
+        dx = np.linalg.norm(b - a, axis=1) / 0.01
+        dy = np.linalg.norm(c - a, axis=1) / 0.01
+        out: FloatArray = 2.0 / (dx + dy)
+        return out
+
+    # ---- saving ------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": "tablesight-calibration/1",
+            "H": self.H.tolist(),
+            "layout": self.layout.to_json(),
+            "image_size": list(self.image_size),
+            "lens": self.lens.to_json() if self.lens is not None else None,
+            "K": None if self.K is None else self.K.tolist(),
+            "rvec": None if self.rvec is None else self.rvec.ravel().tolist(),
+            "tvec": None if self.tvec is None else self.tvec.ravel().tolist(),
+            "quality": self.quality.to_json() if self.quality is not None else None,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> TableFrame:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            lens_data = data.get("lens")
+            lens = None
+            if lens_data:
+                lens = LensModel(
+                    np.array(lens_data["K"], float), np.array(lens_data["dist"], float), tuple(lens_data["image_size"])
+                )  # type: ignore[arg-type]
+            return cls(
+                np.array(data["H"], float),
+                Layout.from_json(data["layout"], str(path)),
+                tuple(data["image_size"]),  # type: ignore[arg-type]
+                lens,
+                None if data.get("K") is None else np.array(data["K"], float),
+                None if data.get("rvec") is None else np.array(data["rvec"], float),
+                None if data.get("tvec") is None else np.array(data["tvec"], float),
+            )
+        except FileNotFoundError:
+            raise CalibrationError(f"{path}: no such calibration file") from None
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise CalibrationError(f"{path}: not a tablesight calibration file ({error!r})") from None
+
+
+# ---- fitting ------------------------------------------------------------------------
+def calibrate(image: npt.NDArray[np.uint8], layout: Layout, lens: LensModel | None = None) -> TableFrame:
+    """Detect the layout's markers in a frame and fit the table map, with a quality report."""
+    if image is None or image.size == 0 or image.ndim not in (2, 3):
+        raise CalibrationError("the frame is empty or not an image")
+    h, w = image.shape[:2]
+    found = detect_markers(image)
+    return calibrate_from_corners(found, layout, (w, h), lens, sharpness(image))
+
+
+def calibrate_from_corners(
+    found: dict[int, Corners],
+    layout: Layout,
+    image_size: tuple[int, int],
+    lens: LensModel | None = None,
+    sharp: float = float("nan"),
+) -> TableFrame:
+    placements = layout.by_id()
+    used = sorted(i for i in found if i in placements)
+    missing = tuple(sorted(set(placements) - set(used)))
+    if not used:
+        hint = " (the photo looks blurred)" if sharp < BLUR_LIMIT else ""
+        raise CalibrationError(
+            f"no calibration markers found{hint}: expected ids {sorted(placements)}; print the kit (tablesight print-kit) and place them as the guide shows"
+        )
+    if len(used) < MIN_MARKERS:
+        raise CalibrationError(
+            f"only marker {used[0]} is visible; at least {MIN_MARKERS} of {sorted(placements)} are needed (missing: {list(missing)})"
+        )
+    table_pts = np.concatenate([placements[i].corners_in() for i in used])
+    raw_px = np.concatenate([found[i] for i in used])
+    image_pts = lens.undistort_points(raw_px) if lens is not None else raw_px
+    H, mask = cv2.findHomography(table_pts, image_pts, cv2.RANSAC, RANSAC_PX, maxIters=2000, confidence=0.999)
+    if H is None:
+        raise CalibrationError("the markers' positions do not fit any view of a flat table; check the layout file")
+    inliers = mask.ravel().astype(bool)
+    # Whole markers in or out: a marker with an outlying corner was moved or misread.
+    marker_ok = inliers.reshape(-1, 4).all(axis=1)
+    if marker_ok.sum() < MIN_MARKERS:
+        raise CalibrationError("the markers disagree with the layout: fewer than two agree on where the table is")
+    keep = np.repeat(marker_ok, 4)
+    H, _ = cv2.findHomography(table_pts[keep], image_pts[keep], 0)
+    H = H / H[2, 2]
+
+    K = lens.K if lens is not None else _intrinsics_from_homography(H, image_size)
+    rvec = tvec = None
+    if K is not None:
+        obj = np.concatenate([table_pts[keep], np.zeros((int(keep.sum()), 1))], axis=1)
+        ok, rvec, tvec = cv2.solvePnP(obj, image_pts[keep], K, None, flags=cv2.SOLVEPNP_ITERATIVE)
+        if not ok:
+            rvec = tvec = None
+    frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec)
+    quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp)
+    return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality)
+
+
+def _intrinsics_from_homography(H: FloatArray, image_size: tuple[int, int]) -> FloatArray | None:
+    """Focal length from a plane's homography, assuming square pixels and a centred principal point."""
+    w, h = image_size
+    c = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1]])
+    Hc = c @ H
+    h1, h2 = Hc[:, 0], Hc[:, 1]
+    # Orthogonality of the rotation's first two columns: h1^T W h2 = 0 with W = diag(1/f^2, 1/f^2, 1).
+    a = h1[0] * h2[0] + h1[1] * h2[1]
+    b = h1[2] * h2[2]
+    candidates = []
+    if abs(b) > 1e-12 and -a / b > 0:
+        candidates.append(math.sqrt(-a / b))
+    a2 = h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2
+    b2 = h1[2] ** 2 - h2[2] ** 2
+    if abs(b2) > 1e-12 and -a2 / b2 > 0:
+        candidates.append(math.sqrt(-a2 / b2))
+    if not candidates:
+        return None  # a perfectly square-on view: the focal length cannot be told from one plane
+    f = float(np.median(candidates))
+    if not (0.2 * w < f < 20 * w):
+        return None
+    return np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1.0]])
+
+
+def _project(h8: FloatArray, table_pts: FloatArray) -> FloatArray:
+    H = np.append(h8, 1.0).reshape(3, 3)
+    p = np.concatenate([table_pts, np.ones((len(table_pts), 1))], axis=1) @ H.T
+    out: FloatArray = p[:, :2] / p[:, 2:3]
+    return out
+
+
+def _quality(
+    frame: TableFrame,
+    table_pts: FloatArray,
+    image_pts: FloatArray,
+    keep: npt.NDArray[np.bool_],
+    used: list[int],
+    missing: tuple[int, ...],
+    marker_ok: npt.NDArray[np.bool_],
+    sharp: float,
+) -> Quality:
+    h8 = (frame.H / frame.H[2, 2]).ravel()[:8]
+    resid = _project(h8, table_pts[keep]) - image_pts[keep]
+    n = len(resid)
+    rms_px = float(np.sqrt(np.mean(np.sum(resid**2, axis=1)) / 2))  # per axis
+    dof = max(2 * n - 8, 1)
+    sigma_px = float(np.sqrt(np.sum(resid**2) / dof))
+    # Covariance of the homography from the corner residuals, propagated to table points.
+    J = np.zeros((2 * n, 8))
+    for k in range(8):
+        step = 1e-7 * max(abs(h8[k]), 1e-3)
+        d = h8.copy()
+        d[k] += step
+        J[:, k] = ((_project(d, table_pts[keep]) - _project(h8, table_pts[keep])) / step).ravel()
+    cov_h = sigma_px**2 * np.linalg.pinv(J.T @ J)
+    lay = frame.layout
+    gx, gy = np.meshgrid(np.linspace(0, lay.width_in, SIGMA_GRID), np.linspace(0, lay.depth_in, SIGMA_GRID))
+    grid = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    pix = _project(h8, grid)
+    sig = []
+    for X, x in zip(grid, pix, strict=True):
+        G = np.zeros((2, 8))
+        for k in range(8):
+            step = 1e-7 * max(abs(h8[k]), 1e-3)
+            d = h8.copy()
+            d[k] += step
+            Hd = np.append(d, 1.0).reshape(3, 3)
+            back = cv2.perspectiveTransform(x.reshape(1, 1, 2), np.linalg.inv(Hd)).ravel()
+            G[:, k] = (back - X) / step
+        cov = G @ cov_h @ G.T
+        sig.append(math.sqrt(max(np.trace(cov), 0.0) / 2))
+    if frame.lens is not None and frame.lens.std is not None:
+        # The lens model's own uncertainty: move each parameter by its standard deviation,
+        # refit the map to the same corners, and see where the grid's pixels land.
+        raw_grid = frame.lens.distort_points(pix)
+        raw_corners = frame.lens.distort_points(image_pts[keep])
+        lens_var = np.zeros(len(grid))
+        for k, s in enumerate(frame.lens.std[:8]):
+            if not s > 0:
+                continue
+            other = frame.lens.perturbed(k, s)
+            Hk, _ = cv2.findHomography(table_pts[keep], other.undistort_points(raw_corners), 0)
+            moved = cv2.perspectiveTransform(
+                other.undistort_points(raw_grid).reshape(-1, 1, 2), np.linalg.inv(Hk)
+            ).reshape(-1, 2)
+            lens_var += np.sum((moved - grid) ** 2, axis=1) / 2
+        sig = list(np.sqrt(np.asarray(sig) ** 2 + lens_var))
+    scale = frame.inches_per_pixel(grid)
+    rms_in = rms_px * float(np.mean(scale))
+    # Where does each marker's centre land, compared with the layout?
+    checks = []
+    placements = lay.by_id()
+    for idx, marker_id in enumerate(used):
+        corners = image_pts[4 * idx : 4 * idx + 4]
+        centre_px = corners.mean(axis=0)
+        centre_in = cv2.perspectiveTransform(centre_px.reshape(1, 1, 2), np.linalg.inv(frame.H)).ravel()
+        p = placements[marker_id]
+        checks.append(
+            MarkerCheck(
+                marker_id, float(math.hypot(centre_in[0] - p.x_in, centre_in[1] - p.y_in)), bool(marker_ok[idx])
+            )
+        )
+    warnings = []
+    if missing:
+        warnings.append(
+            f"marker(s) {', '.join(map(str, missing))} not seen (hidden by a hand or a model?); calibrated from {len(used)}"
+        )
+    for c in checks:
+        if not c.inlier:
+            warnings.append(
+                f'marker {c.id} is {c.offset_in:.2f}" from where the layout puts it: it was moved or the layout is wrong; it was ignored'
+            )
+    if rms_px > 1.0:
+        warnings.append(
+            f"marker corners fit the table poorly ({rms_px:.2f} px): is the table flat, the lens calibrated?"
+        )
+    if sharp == sharp and sharp < BLUR_LIMIT:
+        warnings.append(f"the photo looks blurred (sharpness {sharp:.0f}); refocus the camera")
+    if frame.lens is None:
+        warnings.append("no lens calibration: straight lines near the edges may bend (tablesight calibrate-lens)")
+    return Quality(
+        tuple(used),
+        missing,
+        rms_px,
+        rms_in,
+        float(max(sig)),
+        float(np.mean(sig)),
+        tuple(checks),
+        sharp,
+        tuple(warnings),
+    )

@@ -1,0 +1,154 @@
+"""Keeping a calibration good frame after frame: hidden markers, a bumped camera.
+
+After a full calibration, the monitor keeps a small image patch around each
+marker. Each new frame is checked cheaply by finding those patches near where
+they were (template matching in a small window): a marker that moved means the
+camera was bumped, and the table is recalibrated; a marker that cannot be found
+is taken as hidden (a hand, a model) and the others carry on. With fewer than
+two markers in view the last good calibration is kept, and the report says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.fiducials import to_gray
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.table_frame import CalibrationError, TableFrame, calibrate
+
+SEARCH_PX = 12  # how far a marker may have moved and still be found by the quick check
+MATCH_MIN = 0.75  # normalised correlation below which a marker counts as hidden
+DRIFT_PX = 0.75  # a shift this large on two or more markers means the camera moved
+
+
+@dataclass(frozen=True)
+class MonitorReport:
+    state: str  # "calibrated", "steady", "recalibrated", "markers-hidden", "uncalibrated"
+    frame: TableFrame | None
+    shifts_px: dict[int, float]
+    hidden: tuple[int, ...]
+    message: str
+    stale: bool = False  # true while the last good calibration is kept without confirmation
+
+
+@dataclass
+class _Patch:
+    marker_id: int
+    x0: int
+    y0: int
+    template: npt.NDArray[np.uint8]
+
+
+class CalibrationMonitor:
+    def __init__(self, layout: Layout, lens: LensModel | None = None) -> None:
+        self.layout = layout
+        self.lens = lens
+        self.frame: TableFrame | None = None
+        self._patches: list[_Patch] = []
+
+    def update(self, image: npt.NDArray[np.uint8]) -> MonitorReport:
+        if image is None or image.ndim not in (2, 3) or image.size == 0:
+            return self._keep("the frame is empty or broken", ())
+        if self.frame is None:
+            return self._full(image, "calibrated")
+        shifts, hidden = self._check(image)
+        visible = [k for k in shifts if k not in hidden]
+        if len(visible) < 2:
+            # Hidden, or the camera moved too far for the quick check: try a full calibration.
+            previous = self.frame
+            report = self._full(image, "recalibrated")
+            if report.state == "recalibrated" and report.frame is not previous:
+                return MonitorReport(
+                    "recalibrated",
+                    report.frame,
+                    shifts,
+                    report.hidden,
+                    "the markers left their places: recalibrated from a full detection",
+                )
+            return self._keep(
+                f"markers {', '.join(map(str, hidden))} hidden: keeping the last good calibration",
+                tuple(hidden),
+                shifts,
+            )
+        moved = [k for k in visible if shifts[k] > DRIFT_PX]
+        if len(moved) >= 2 or (len(moved) == 1 and len(visible) == 2):
+            report = self._full(image, "recalibrated")
+            if report.frame is not None and report.state == "recalibrated":
+                return MonitorReport(
+                    "recalibrated",
+                    report.frame,
+                    shifts,
+                    report.hidden,
+                    f"the camera moved (markers {', '.join(map(str, moved))} shifted); recalibrated",
+                )
+            return report
+        note = f"steady; markers {', '.join(map(str, hidden))} hidden" if hidden else "steady"
+        return MonitorReport("steady", self.frame, shifts, tuple(hidden), note)
+
+    # ---- helpers ---------------------------------------------------------------------
+    def _full(self, image: npt.NDArray[np.uint8], state: str) -> MonitorReport:
+        try:
+            frame = calibrate(image, self.layout, self.lens)
+        except CalibrationError as error:
+            return self._keep(f"calibration failed ({error}); keeping the last good calibration", ())
+        self.frame = frame
+        self._patches = self._make_patches(image, frame)
+        missing = frame.quality.markers_missing if frame.quality else ()
+        return MonitorReport(state, frame, {}, tuple(missing), f"{state} from {len(self._patches)} markers")
+
+    def _keep(self, message: str, hidden: tuple[int, ...], shifts: dict[int, float] | None = None) -> MonitorReport:
+        state = "markers-hidden" if self.frame is not None else "uncalibrated"
+        return MonitorReport(state, self.frame, shifts or {}, hidden, message, stale=self.frame is not None)
+
+    def _make_patches(self, image: npt.NDArray[np.uint8], frame: TableFrame) -> list[_Patch]:
+        gray = to_gray(image)
+        h, w = gray.shape
+        patches = []
+        used = frame.quality.markers_used if frame.quality else tuple(m.id for m in frame.layout.markers)
+        for m in frame.layout.markers:
+            if m.id not in used:
+                continue
+            px = frame.table_to_image(m.corners_in())
+            x0, y0 = np.floor(px.min(axis=0)).astype(int) - 2
+            x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 2
+            if x0 - SEARCH_PX < 0 or y0 - SEARCH_PX < 0 or x1 + SEARCH_PX > w or y1 + SEARCH_PX > h:
+                continue
+            patches.append(_Patch(m.id, int(x0), int(y0), gray[y0:y1, x0:x1].copy()))
+        return patches
+
+    def _check(self, image: npt.NDArray[np.uint8]) -> tuple[dict[int, float], list[int]]:
+        gray = to_gray(image)
+        shifts: dict[int, float] = {}
+        hidden: list[int] = []
+        for p in self._patches:
+            th, tw = p.template.shape
+            window = gray[p.y0 - SEARCH_PX : p.y0 + th + SEARCH_PX, p.x0 - SEARCH_PX : p.x0 + tw + SEARCH_PX]
+            score = cv2.matchTemplate(window, p.template, cv2.TM_CCOEFF_NORMED)
+            _, best, _, (bx, by) = cv2.minMaxLoc(score)
+            if best < MATCH_MIN:
+                hidden.append(p.marker_id)
+                shifts[p.marker_id] = float("nan")
+                continue
+            dx = bx - SEARCH_PX + _parabola(score, bx, by, axis=1)
+            dy = by - SEARCH_PX + _parabola(score, bx, by, axis=0)
+            shifts[p.marker_id] = float(np.hypot(dx, dy))
+        return shifts, hidden
+
+
+def _parabola(score: npt.NDArray[np.float32], x: int, y: int, axis: int) -> float:
+    """Sub-pixel offset of a correlation peak along one axis."""
+    if axis == 1:
+        if x <= 0 or x >= score.shape[1] - 1:
+            return 0.0
+        a, b, c = score[y, x - 1], score[y, x], score[y, x + 1]
+    else:
+        if y <= 0 or y >= score.shape[0] - 1:
+            return 0.0
+        a, b, c = score[y - 1, x], score[y, x], score[y + 1, x]
+    denom = a - 2 * b + c
+    return float(0.5 * (a - c) / denom) if denom < 0 else 0.0

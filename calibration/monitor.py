@@ -60,16 +60,25 @@ class CalibrationMonitor:
         visible = [k for k in shifts if k not in hidden]
         if len(visible) < 2:
             # Hidden, or the camera moved too far for the quick check: try a full calibration.
-            previous = self.frame
+            previous, previous_patches = self.frame, self._patches
             report = self._full(image, "recalibrated")
-            if report.state == "recalibrated" and report.frame is not previous:
-                return MonitorReport(
-                    "recalibrated",
-                    report.frame,
-                    shifts,
-                    report.hidden,
-                    "the markers left their places: recalibrated from a full detection",
+            if report.state == "recalibrated" and report.frame is not None and previous is not None:
+                corners = np.concatenate([m.corners_in() for m in self.layout.markers])
+                moved_px = float(
+                    np.max(
+                        np.linalg.norm(report.frame.table_to_image(corners) - previous.table_to_image(corners), axis=1)
+                    )
                 )
+                if moved_px > DRIFT_PX:
+                    return MonitorReport(
+                        "recalibrated",
+                        report.frame,
+                        shifts,
+                        report.hidden,
+                        f"the camera moved ({moved_px:.1f} px): recalibrated from a full detection",
+                    )
+                # Same view, markers merely hidden: the earlier calibration (from more markers) stays.
+                self.frame, self._patches = previous, previous_patches
             return self._keep(
                 f"markers {', '.join(map(str, hidden))} hidden: keeping the last good calibration",
                 tuple(hidden),

@@ -38,7 +38,15 @@ def evaluate(table: tuple[float, float], size: tuple[int, int], views: int, seed
     layout = Layout.default(*table)
     errors, sigmas, times = [], [], []
     for _ in range(views):
-        cam = Camera.looking_at_table(table, size, tilt_deg=float(rng.uniform(0, 25)), yaw_deg=float(rng.uniform(-12, 12)), hfov_deg=HFOV_DEG, dist=DISTORTION, fill=float(rng.uniform(0.8, 0.95)))
+        cam = Camera.looking_at_table(
+            table,
+            size,
+            tilt_deg=float(rng.uniform(0, 25)),
+            yaw_deg=float(rng.uniform(-12, 12)),
+            hfov_deg=HFOV_DEG,
+            dist=DISTORTION,
+            fill=float(rng.uniform(0.8, 0.95)),
+        )
         image_ppi = size[0] / (table[0] * 1.6)
         ppi = float(min(220.0, max(60.0, 2.5 * image_ppi)))
         tex = table_texture(layout, ppi, rng)
@@ -81,7 +89,11 @@ def main() -> None:
         for r, size in enumerate(RESOLUTIONS):
             result = evaluate(table, size, args.views, seed=100 * t + r)
             rows.append((table, size, result))
-            print(f"{table[0]:g}x{table[1]:g} {size[0]}x{size[1]}: " + ", ".join(f"{k} {v:.4g}" for k, v in result.items()), flush=True)
+            print(
+                f"{table[0]:g}x{table[1]:g} {size[0]}x{size[1]}: "
+                + ", ".join(f"{k} {v:.4g}" for k, v in result.items()),
+                flush=True,
+            )
     if args.out:
         lines = [
             "| table | resolution | RMS error, median (in) | RMS error, worst view (in) | reported sigma, median (in) | reported / real | lens focal error | calibrate time |",
@@ -89,7 +101,7 @@ def main() -> None:
         ]
         for table, size, res in rows:
             lines.append(
-                f"| {table[0]:g}\" x {table[1]:g}\" | {size[0]}x{size[1]} | {res['rms_median']:.4f} | {res['rms_max']:.4f} | {res['sigma_median']:.4f} | "
+                f'| {table[0]:g}" x {table[1]:g}" | {size[0]}x{size[1]} | {res["rms_median"]:.4f} | {res["rms_max"]:.4f} | {res["sigma_median"]:.4f} | '
                 f"{res['ratio_min']:.2f}-{res['ratio_max']:.2f} | {res['focal_error_pct']:.2f} % | {res['ms_median']:.0f} ms |"
             )
         with open(args.out, "w", encoding="utf-8") as out:

@@ -124,6 +124,111 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_image(path: str) -> Any:
+    import cv2
+
+    from calibration.table_frame import CalibrationError
+
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise CalibrationError(f"{path}: not an image tablesight can read (missing, or not PNG/JPEG/...)")
+    return image
+
+
+def _layout_for(args: argparse.Namespace) -> Any:
+    from calibration.layout import Layout
+
+    if getattr(args, "layout", None):
+        return Layout.load(args.layout)
+    width, depth = _table_size(args.table)
+    return Layout.default(width, depth)
+
+
+def _table_size(text: str) -> tuple[float, float]:
+    try:
+        width, depth = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--table {text!r}: give the table as WIDTHxDEPTH in inches, e.g. 24x24 or 44x60") from None
+    if width <= 0 or depth <= 0:
+        raise ValueError(f"--table {text!r}: sizes must be positive")
+    return width, depth
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from calibration.lens import LensModel
+    from calibration.table_frame import calibrate
+
+    image = _read_image(args.image)
+    lens = LensModel.load(args.lens) if args.lens else None
+    frame = calibrate(image, _layout_for(args), lens)
+    out = Path(args.out) if args.out else Path(args.image).with_suffix(".calibration.json")
+    frame.save(out)
+    q = frame.quality
+    assert q is not None
+    payload = {"calibration": str(out), **q.to_json()}
+    lines = [
+        f"calibrated from markers {', '.join(map(str, q.markers_used))}; saved {out}",
+        f'  marker corners fit to {q.reprojection_rms_px:.2f} px ({q.reprojection_rms_in:.4f}")',
+        f'  a position anywhere on the table: sigma {q.sigma_mean_in:.4f}" (worst {q.sigma_in:.4f}")',
+        *(
+            f'  marker {c.id}: {c.offset_in:.3f}" from the layout{"" if c.inlier else " - ignored"}'
+            for c in q.marker_checks
+        ),
+        *(f"  warning: {w}" for w in q.warnings),
+    ]
+    _emit(args, payload, "\n".join(lines))
+    return 0
+
+
+def cmd_rectify(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.lens import LensModel
+    from calibration.table_frame import TableFrame, calibrate
+
+    image = _read_image(args.image)
+    if args.calibration:
+        frame = TableFrame.load(args.calibration)
+    else:
+        frame = calibrate(image, _layout_for(args), LensModel.load(args.lens) if args.lens else None)
+    top = frame.rectify(image, args.px_per_in)
+    if not cv2.imwrite(args.out, top):
+        raise ValueError(f"{args.out}: cannot write the image there")
+    _emit(
+        args,
+        {"out": args.out, "size": [top.shape[1], top.shape[0]], "px_per_in": args.px_per_in},
+        f"wrote {args.out} ({top.shape[1]}x{top.shape[0]} px, {args.px_per_in:g} px per inch)",
+    )
+    return 0
+
+
+def cmd_calibrate_lens(args: argparse.Namespace) -> int:
+    from calibration.lens import calibrate_lens
+
+    images = [_read_image(path) for path in args.images]
+    lens, notes = calibrate_lens(images, args.images)
+    lens.save(args.out)
+    payload = {"lens": args.out, **lens.to_json(), "notes": notes}
+    text = f"lens calibrated from {lens.views} views (fit {lens.rms_px:.2f} px); focal {lens.K[0, 0]:.1f} px; saved {args.out}"
+    _emit(args, payload, "\n".join([text, *notes]))
+    return 0
+
+
+def cmd_print_kit(args: argparse.Namespace) -> int:
+    from calibration.kit import print_kit
+
+    layout = _layout_for(args)
+    print_kit(layout, args.out, args.paper)
+    _emit(
+        args,
+        {"out": args.out, "paper": args.paper, "layout": layout.to_json()},
+        f"wrote {args.out}: print it at 100 % on {args.paper.upper()} and check the ruler",
+    )
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     print(resources.files("tablesight").joinpath("schemas/scene-1.schema.json").read_text(encoding="utf-8"), end="")
     return 0
@@ -198,6 +303,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     odds.set_defaults(run=cmd_odds)
 
+    def add_layout(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--table", default="24x24", help="table size WIDTHxDEPTH in inches (default layout: markers in the corners)"
+        )
+        command.add_argument("--layout", default=None, help="layout file: where each marker lies on the table")
+        command.add_argument("--lens", default=None, help="lens file from calibrate-lens")
+
+    cal = add("calibrate", "calibrate the table from a photo of its markers; print the report and save it")
+    cal.add_argument("image")
+    add_layout(cal)
+    cal.add_argument("--out", default=None, help="where to save (default: IMAGE.calibration.json)")
+    cal.set_defaults(run=cmd_calibrate)
+
+    rect = add("rectify", "write a top-down view of the table")
+    rect.add_argument("image")
+    rect.add_argument("--out", required=True)
+    rect.add_argument("--calibration", default=None, help="a saved calibration (else calibrate this image)")
+    rect.add_argument("--px-per-in", type=float, default=20.0)
+    add_layout(rect)
+    rect.set_defaults(run=cmd_rectify)
+
+    lens_cmd = add("calibrate-lens", "calibrate the camera's lens from photos of the kit's ChArUco board")
+    lens_cmd.add_argument("images", nargs="+")
+    lens_cmd.add_argument("--out", default="lens.json")
+    lens_cmd.set_defaults(run=cmd_calibrate_lens)
+
+    kit = add("print-kit", "write the printable calibration kit (PDF)")
+    kit.add_argument("--table", default="24x24")
+    kit.add_argument("--layout", default=None)
+    kit.add_argument("--paper", choices=["a4", "letter"], default="a4")
+    kit.add_argument("--out", default="kit.pdf")
+    kit.set_defaults(run=cmd_print_kit)
+
     schema = add("schema", "print the scene JSON Schema")
     schema.set_defaults(run=cmd_schema)
     return parser
@@ -205,12 +343,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from calibration.layout import LayoutError
+    from calibration.lens import LensError
+    from calibration.table_frame import CalibrationError
     from rules.table_facts import UnknownThingError
 
     try:
         code: int = args.run(args)
         return code
-    except (SceneError, UnknownThingError, ValueError) as error:
+    except (SceneError, UnknownThingError, CalibrationError, LayoutError, LensError, ValueError, OSError) as error:
         message = str(error)
         if args.json:
             print(json.dumps({"error": message}), file=sys.stderr)

@@ -164,3 +164,47 @@ def test_missing_profile_field_is_named(
     spec_example["history"] = [{"event": "move", "unit": "wardens", "from": {"w1": [4, 4], "w2": [6.5, 4]}, "moves": 1}]
     code, _, err = run(capsys, "ask", str(write_scene(spec_example)), "move-ok", "wardens")
     assert code == 2 and "unit 'wardens' has no profile.move, which this question needs" in err
+
+
+def test_calibration_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from calibration.layout import Layout
+    from vision.synth.camera import Camera, photo_effects
+    from vision.synth.markers_table import table_texture
+
+    camera = Camera.looking_at_table((24, 24), (1280, 720), tilt_deg=10)
+    photo = photo_effects(
+        camera.render(table_texture(Layout.default(24, 24), 100.0, np.random.default_rng(1)), 100.0, 2.0),
+        np.random.default_rng(2),
+    )
+    image = tmp_path / "table.jpg"
+    cv2.imwrite(str(image), photo)
+    code, out, _ = run(capsys, "calibrate", str(image), "--table", "24x24", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["markers_used"] == [0, 1, 2, 3] and report["sigma_in"] > 0
+    assert (tmp_path / "table.calibration.json").exists()
+    code, out, _ = run(
+        capsys,
+        "rectify",
+        str(image),
+        "--out",
+        str(tmp_path / "top.png"),
+        "--calibration",
+        str(tmp_path / "table.calibration.json"),
+    )
+    assert code == 0 and cv2.imread(str(tmp_path / "top.png")).shape == (480, 480, 3)
+    code, out, _ = run(capsys, "print-kit", "--table", "44x60", "--paper", "letter", "--out", str(tmp_path / "kit.pdf"))
+    assert code == 0 and (tmp_path / "kit.pdf").read_bytes().startswith(b"%PDF")
+    not_image = tmp_path / "notes.txt"
+    not_image.write_text("hello", encoding="utf-8")
+    for argv, message in (
+        (["calibrate", str(not_image)], "not an image tablesight can read"),
+        (["calibrate", str(image), "--table", "big"], "give the table as WIDTHxDEPTH"),
+        (["calibrate", str(image), "--layout", str(tmp_path / "none.json")], "no such layout file"),
+        (["calibrate-lens", str(image)], "lens calibration needs at least 4 views"),
+        (["calibrate", str(tmp_path / "top.png"), "--table", "44x60"], "the markers disagree with the layout"),
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and message in err, (argv, err)

@@ -33,7 +33,11 @@ def charuco_views(
     views = []
     for _ in range(count):
         cam = Camera.looking_at_table(
-            (w_in, h_in), size, tilt_deg=float(rng.uniform(-40, 40)), yaw_deg=float(rng.uniform(-180, 180)), fill=float(rng.uniform(0.35, 0.6))
+            (w_in, h_in),
+            size,
+            tilt_deg=float(rng.uniform(-40, 40)),
+            yaw_deg=float(rng.uniform(-180, 180)),
+            fill=float(rng.uniform(0.35, 0.6)),
         )
         # Keep the wanted intrinsics; the pose search used a default focal length, so re-aim with ours.
         scale = K[0, 0] / cam.K[0, 0]

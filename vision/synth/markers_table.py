@@ -51,7 +51,10 @@ def table_texture(
         half = sheet.shape[0] / 2
         # Sheet pixel -> texture pixel: rotate about the sheet centre, then move to the marker centre.
         M = np.array(
-            [[np.cos(a), -np.sin(a), cx - np.cos(a) * half + np.sin(a) * half], [np.sin(a), np.cos(a), cy - np.sin(a) * half - np.cos(a) * half]]
+            [
+                [np.cos(a), -np.sin(a), cx - np.cos(a) * half + np.sin(a) * half],
+                [np.sin(a), np.cos(a), cy - np.sin(a) * half - np.cos(a) * half],
+            ]
         )
         # Paint with a mask so only the sheet's area changes.
         warped = cv2.warpAffine(sheet, M, (w, h), flags=cv2.INTER_AREA, borderValue=0)

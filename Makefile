@@ -31,6 +31,7 @@ typecheck: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_geometry.py
 	$(BIN)/python benchmarks/bench_rules.py
+	$(BIN)/python benchmarks/bench_calibration.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -46,7 +46,9 @@ def main() -> None:
     print("1920x1080 photo, 2'x2' table, 4 corner markers")
     print(f"  full calibration: {full:.1f} ms (target <= 50 ms), of which marker detection {detect:.1f} ms")
     print(f"  per-frame check that it still holds: {check:.2f} ms (target <= 10 ms)")
-    print(f"  baseline, recalibrating every frame: {full:.1f} ms -> the check costs {check / full:.1%} of it (x{full / check:.0f} cheaper)")
+    print(
+        f"  baseline, recalibrating every frame: {full:.1f} ms -> the check costs {check / full:.1%} of it (x{full / check:.0f} cheaper)"
+    )
 
 
 if __name__ == "__main__":

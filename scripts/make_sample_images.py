@@ -36,12 +36,26 @@ def main() -> None:
             lens.save(OUT / "lens-1080p.json")
         layout = Layout.default(*table)
         ppi = 160.0 if table[0] < 30 else 110.0
-        photo = photo_effects(camera.render(table_texture(layout, ppi, rng), ppi, border_in=2.0), rng, noise=2.0, blur_px=0.6, jpeg_quality=90, light_gradient=0.3)
+        photo = photo_effects(
+            camera.render(table_texture(layout, ppi, rng), ppi, border_in=2.0),
+            rng,
+            noise=2.0,
+            blur_px=0.6,
+            jpeg_quality=90,
+            light_gradient=0.3,
+        )
         color = cv2.cvtColor(photo, cv2.COLOR_GRAY2BGR)
         cv2.imwrite(str(OUT / f"{name}.jpg"), color, [cv2.IMWRITE_JPEG_QUALITY, 92])
         frame = calibrate(color, layout, lens)
         frame.save(OUT / f"{name}.calibration.json")
-        truth = {"K": camera.K.tolist(), "dist": list(DISTORTION), "R": camera.R.tolist(), "t": camera.t.tolist(), "size": list(SIZE), "table_in": list(table)}
+        truth = {
+            "K": camera.K.tolist(),
+            "dist": list(DISTORTION),
+            "R": camera.R.tolist(),
+            "t": camera.t.tolist(),
+            "size": list(SIZE),
+            "table_in": list(table),
+        }
         (OUT / f"{name}.camera.json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
         print(name, frame.quality.to_json() if frame.quality else None)
 

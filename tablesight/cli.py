@@ -229,6 +229,62 @@ def cmd_print_kit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.lens import LensModel
+    from calibration.table_frame import TableFrame
+    from vision.analyze import analyze, draw_overlay
+
+    photo = _read_image(args.image)
+    empty = _read_image(args.empty) if args.empty else None
+    frame = TableFrame.load(args.calibration) if args.calibration else None
+    layout = frame.layout if frame is not None else _layout_for(args)
+    players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+    result = analyze(photo, layout, empty, frame, LensModel.load(args.lens) if args.lens else None, args.game, players)
+    if args.overlay and not cv2.imwrite(args.overlay, draw_overlay(photo, result)):
+        raise ValueError(f"{args.overlay}: cannot write the overlay there")
+    if args.out:
+        Scene.from_dict(result.scene, args.out).save(args.out)
+    scene = result.scene
+    if not scene["models"] and not scene["objectives"]:
+        text = "found no bases and no objective markers (is the table empty? is --empty the right reference?)"
+    else:
+        text = f'found {len(scene["models"])} bases and {len(scene["objectives"])} objective markers; sigma {scene["measurement"]["sigma_in"]:.3f}"'
+    times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
+    _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
+    return 0
+
+
+def cmd_render_tables(args: argparse.Namespace) -> int:
+    from vision.evaluate import render_dataset
+
+    written = render_dataset(args.out, args.count, args.seed)
+    _emit(
+        args,
+        {"out": args.out, "images": [str(p) for p in written]},
+        f"wrote {len(written)} rendered tables to {args.out}",
+    )
+    return 0
+
+
+def cmd_eval_vision(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate
+
+    report = evaluate(args.directory, args.csv)
+    b = report["bases"]
+    lines = [
+        f"{report['images']} images",
+        f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
+        f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}",
+        f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}",
+        *(f"  {tag}: recall {v['recall']:.1%}, precision {v['precision']:.1%}" for tag, v in report["by_tag"].items()),
+        "time (median): " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in report["time_ms_median"].items()),
+    ]
+    _emit(args, report, "\n".join(lines))
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     print(resources.files("tablesight").joinpath("schemas/scene-1.schema.json").read_text(encoding="utf-8"), end="")
     return 0
@@ -335,6 +391,30 @@ def build_parser() -> argparse.ArgumentParser:
     kit.add_argument("--paper", choices=["a4", "letter"], default="a4")
     kit.add_argument("--out", default="kit.pdf")
     kit.set_defaults(run=cmd_print_kit)
+
+    an = add("analyze", "photo -> scene: find bases and objective markers, in table inches with their uncertainty")
+    an.add_argument("image")
+    an.add_argument(
+        "--empty", default=None, help="a photo of the same view before the models were placed (the reference frame)"
+    )
+    an.add_argument("--calibration", default=None, help="a saved calibration (else calibrate this photo)")
+    an.add_argument("--game", default="focal-point")
+    an.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
+    an.add_argument("--overlay", default=None, help="write the photo with what was found drawn on it")
+    an.add_argument("--out", default=None, help="save the scene here")
+    add_layout(an)
+    an.set_defaults(run=cmd_analyze)
+
+    rt = add("render-tables", "render seeded table photos with ground truth (for evaluation and training)")
+    rt.add_argument("out")
+    rt.add_argument("--count", type=int, default=20)
+    rt.add_argument("--seed", type=int, default=0)
+    rt.set_defaults(run=cmd_render_tables)
+
+    ev = add("eval-vision", "compare what perception finds with the truth of rendered tables")
+    ev.add_argument("directory")
+    ev.add_argument("--csv", default=None, help="per-image rows")
+    ev.set_defaults(run=cmd_eval_vision)
 
     schema = add("schema", "print the scene JSON Schema")
     schema.set_defaults(run=cmd_schema)

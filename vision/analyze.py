@@ -1,0 +1,169 @@
+"""Photo -> scene: calibrate, detect, map to table inches, assign teams, attach uncertainty."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import shapely
+
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from vision.detect_classical import ClassicalDetector
+from vision.detections import Detections
+
+Image = npt.NDArray[np.uint8]
+DETECTION_SIGMA_PX = 0.5  # centre error of a fitted base outline in the 40 px/in top-down view (measured)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    scene: dict[str, Any]
+    detections: Detections
+    frame: TableFrame
+    times_ms: dict[str, float]
+    rectified: Image
+
+
+def _hex_to_bgr(colour: str) -> npt.NDArray[np.float64]:
+    c = colour.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
+    return np.array([b, g, r], float)
+
+
+def assign_teams(colours_bgr: npt.NDArray[np.float64], players: dict[str, str]) -> list[str]:
+    """Each base to the player whose confirmed colour is nearest (in Lab)."""
+    if not players or len(colours_bgr) == 0:
+        return ["" for _ in range(len(colours_bgr))]
+    names = list(players)
+    refs = np.array([_hex_to_bgr(players[p]) for p in names], np.float32)
+    lab_refs = cv2.cvtColor(refs.reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    lab = cv2.cvtColor(colours_bgr.astype(np.float32).reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    d = np.linalg.norm(lab[:, None, :] - lab_refs[None, :, :], axis=2)
+    return [names[int(k)] for k in d.argmin(axis=1)]
+
+
+def analyze(
+    photo: Image,
+    layout: Layout,
+    empty: Image | None = None,
+    frame: TableFrame | None = None,
+    lens: LensModel | None = None,
+    game: str = "focal-point",
+    players: dict[str, str] | None = None,
+    terrain: list[dict[str, Any]] | None = None,
+) -> Analysis:
+    """One photo to a scene. ``empty``: the same view before models were placed (the reference frame);
+    ``players``: confirmed team colours; ``terrain``: known pieces (heights put bases on hills right)."""
+    if photo is None or photo.ndim != 3 or photo.size == 0:
+        raise CalibrationError("the photo is empty or not a colour image")
+    times: dict[str, float] = {}
+    start = time.perf_counter()
+    if frame is None:
+        frame = calibrate(photo, layout, lens)
+    times["calibrate_ms"] = (time.perf_counter() - start) * 1e3
+    if empty is None:
+        empty = _background_estimate(photo)
+    detector = ClassicalDetector()
+    detections, det_times, top = detector.detect(photo, empty, frame)
+    times.update(det_times)
+    start = time.perf_counter()
+    bases = detections[detections.kind == 0]
+    markers = detections[detections.kind == 1]
+    x, y = bases.x_in.copy(), bases.y_in.copy()
+    z = np.zeros(len(bases))
+    for piece in terrain or []:
+        if piece.get("kind") != "hill" or frame.rvec is None:
+            continue
+        poly = shapely.Polygon(piece["polygon"])
+        inside = shapely.contains_xy(poly, x, y)
+        if inside.any():
+            # Seen from the camera, a base on a hill sits where its ray meets the hill's top.
+            px = frame.table_to_image(np.c_[x[inside], y[inside]])
+            xy = frame.image_to_table(px, float(piece["height_in"]))
+            x[inside], y[inside] = xy[:, 0], xy[:, 1]
+            z[inside] = float(piece["height_in"])
+    teams = assign_teams(bases.colour_bgr, players or {})
+    calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
+    sigma = float(np.hypot(calib_sigma, DETECTION_SIGMA_PX / detector.px_per_in))
+    units: dict[str, dict[str, Any]] = {}
+    models = []
+    for k in range(len(bases)):
+        team = teams[k] or "unknown"
+        unit_id = f"{team}-found"
+        units.setdefault(
+            unit_id,
+            {"id": unit_id, "player": team, "name": f"{team} (unassigned)", "profile": {}, "keywords": [], "state": {}},
+        )
+        models.append(
+            {
+                "id": f"b{k + 1}",
+                "unit": unit_id,
+                "base": str(bases.size[k]),
+                "x": round(float(x[k]), 4),
+                "y": round(float(y[k]), 4),
+                "z": round(float(z[k]), 4),
+                "facing_deg": round(float(bases.facing_deg[k]), 2),
+                "sigma_in": round(sigma, 5),
+            }
+        )
+    scene = {
+        "format": "tablesight-scene/1",
+        "game": game,
+        "table": {"width_in": layout.width_in, "depth_in": layout.depth_in},
+        "players": [{"id": p, "color": c} for p, c in (players or {}).items()]
+        + ([{"id": "unknown"}] if "unknown-found" in units else []),
+        "units": list(units.values()),
+        "models": models,
+        "terrain": list(terrain or []),
+        "objectives": [
+            {
+                "id": f"obj{k + 1}",
+                "x": round(float(markers.x_in[k]), 4),
+                "y": round(float(markers.y_in[k]), 4),
+                "diameter_mm": 40,
+                "sigma_in": round(sigma, 5),
+            }
+            for k in range(len(markers))
+        ],
+        "measurement": {"sigma_in": round(sigma, 5), "source": "camera", "calibration_error_in": round(calib_sigma, 5)},
+    }
+    times["scene_ms"] = (time.perf_counter() - start) * 1e3
+    return Analysis(scene, detections, frame, times, top)
+
+
+def _background_estimate(photo: Image) -> Image:
+    """Without a reference frame: the table with small things smoothed away (weaker than a real reference)."""
+    small = cv2.resize(photo, (photo.shape[1] // 4, photo.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    blurred = cv2.medianBlur(small, 31)
+    out: Image = cv2.resize(blurred, (photo.shape[1], photo.shape[0]), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def draw_overlay(photo: Image, analysis: Analysis) -> Image:
+    """What was found, drawn on the photo."""
+    out = photo.copy()
+    frame = analysis.frame
+    for m in analysis.scene["models"]:
+        from geometry.shapes import base_semi_axes_in
+
+        a, b = base_semi_axes_in(m["base"])
+        t = np.linspace(0, 2 * np.pi, 48)
+        f = np.radians(m["facing_deg"])
+        pts = np.c_[
+            m["x"] + a * np.cos(t) * np.cos(f) - b * np.sin(t) * np.sin(f),
+            m["y"] + a * np.cos(t) * np.sin(f) + b * np.sin(t) * np.cos(f),
+        ]
+        px = frame.table_to_image(pts, m.get("z", 0.0))
+        cv2.polylines(out, [np.round(px).astype(np.int32)], True, (0, 255, 0), 2, cv2.LINE_AA)
+    for o in analysis.scene["objectives"]:
+        c = frame.table_to_image([[o["x"], o["y"]]])[0]
+        cv2.circle(out, (int(c[0]), int(c[1])), 6, (0, 200, 255), -1)
+    return out

@@ -1,0 +1,63 @@
+"""Detections: what a detector found, as a struct of arrays (one row per piece)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Pieces found in a frame, positions in table inches (measured in the rectified view).
+
+    ``kind``: 0 base, 1 objective marker. ``size`` is the standard base label
+    ("32", "60x35") or "" for markers; ``facing_deg`` matters for ovals.
+    """
+
+    x_in: FloatArray
+    y_in: FloatArray
+    a_in: FloatArray  # fitted semi-axis along facing
+    b_in: FloatArray
+    facing_deg: FloatArray
+    kind: npt.NDArray[np.int8]
+    size: npt.NDArray[np.str_]
+    score: FloatArray  # 0..1, how well the outline fits
+    colour_bgr: npt.NDArray[np.float64]  # (N, 3) rim colour sampled at the base's edge
+
+    def __post_init__(self) -> None:
+        n = len(self.x_in)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if len(value) != n:
+                raise ValueError(f"Detections.{f.name}: {len(value)} rows, expected {n}")
+
+    def __len__(self) -> int:
+        return len(self.x_in)
+
+    def __getitem__(self, index: npt.ArrayLike) -> Detections:
+        idx = np.atleast_1d(np.asarray(index))
+        return Detections(*(getattr(self, f.name)[idx] for f in fields(self)))
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0, np.int8),
+            np.zeros(0, "<U8"),
+            np.zeros(0),
+            np.zeros((0, 3)),
+        )
+
+    @classmethod
+    def concat(cls, parts: list[Detections]) -> Detections:
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))

@@ -1,0 +1,187 @@
+"""Rendered datasets with ground truth, and how well perception does on them."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout
+from geometry.shapes import MM_PER_IN, base_semi_axes_in
+from vision.analyze import analyze
+from vision.synth.table import render_table
+
+MATCH_FRACTION = 0.5  # a detection matches a true base if its centre is within half the base's radius
+
+
+def yolo_labels(outlines: list[tuple[str, str, np.ndarray]], size: tuple[int, int]) -> list[str]:
+    """YOLO segmentation lines: class, then the outline normalised to the image (0..1)."""
+    classes = {"base": 0, "objective": 1, "terrain": 2}
+    w, h = size
+    lines = []
+    for kind, _, poly in outlines:
+        pts = np.clip(poly / [w, h], 0, 1)
+        lines.append(f"{classes[kind]} " + " ".join(f"{v:.5f}" for v in pts.ravel()))
+    return lines
+
+
+def render_dataset(
+    out: str | Path, count: int, seed: int = 0, games: tuple[str, ...] = ("focal-point", "grinding-annihilation")
+) -> list[Path]:
+    """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out."""
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    written = []
+    # The webcam's lens, calibrated once from photos of the kit's board, as a player would.
+    from calibration.lens import calibrate_lens
+    from vision.synth.camera import Camera
+    from vision.synth.charuco_views import charuco_views
+    from vision.synth.table import WEBCAM_DISTORTION, WEBCAM_HFOV_DEG
+
+    size = (1920, 1080)
+    K = Camera.looking_at_table((24.0, 24.0), size, hfov_deg=WEBCAM_HFOV_DEG).K
+    lens, _ = calibrate_lens(charuco_views(K, WEBCAM_DISTORTION, size, 14, np.random.default_rng(seed)))
+    lens.save(root / "lens.json")
+    for k in range(count):
+        game = games[k % len(games)]
+        table = render_table(seed + k, game)
+        stem = root / f"{seed + k:05d}"
+        cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        truth = {"scene": table.scene, "tags": table.tags, "layout": table.layout.to_json()}
+        Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
+        Path(str(stem) + ".txt").write_text(
+            "\n".join(yolo_labels(table.outlines_px, table.camera.size)) + "\n", encoding="utf-8"
+        )
+        written.append(Path(str(stem) + ".jpg"))
+    return written
+
+
+def _match(truth: list[dict[str, Any]], found: list[dict[str, Any]], radius_of: Any) -> list[tuple[int, int, float]]:
+    """Greedy nearest matching within MATCH_FRACTION of the true radius: (truth index, found index, distance in)."""
+    pairs = []
+    for i, t in enumerate(truth):
+        for j, f in enumerate(found):
+            d = float(np.hypot(t["x"] - f["x"], t["y"] - f["y"]))
+            if d <= MATCH_FRACTION * radius_of(t):
+                pairs.append((d, i, j))
+    pairs.sort()
+    used_t, used_f, out = set(), set(), []
+    for d, i, j in pairs:
+        if i not in used_t and j not in used_f:
+            used_t.add(i)
+            used_f.add(j)
+            out.append((i, j, d))
+    return out
+
+
+def evaluate(directory: str | Path, csv_path: str | Path | None = None) -> dict[str, Any]:
+    rows = []
+    errors_mm: list[float] = []
+    totals = {
+        "bases_true": 0,
+        "bases_found": 0,
+        "bases_matched": 0,
+        "size_ok": 0,
+        "team_ok": 0,
+        "obj_true": 0,
+        "obj_found": 0,
+        "obj_matched": 0,
+    }
+    per_tag: dict[str, dict[str, int]] = {}
+    stage_times: dict[str, list[float]] = {}
+    from calibration.lens import LensModel
+
+    lens_file = Path(directory) / "lens.json"
+    lens = LensModel.load(lens_file) if lens_file.exists() else None
+    for image_path in sorted(Path(directory).glob("*[0-9].jpg")):
+        stem = str(image_path)[: -len(".jpg")]
+        truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
+        scene = truth["scene"]
+        photo = cv2.imread(str(image_path))
+        empty = cv2.imread(stem + ".empty.jpg")
+        players = {p["id"]: p["color"] for p in scene["players"]}
+        start = time.perf_counter()
+        result = analyze(
+            photo,
+            Layout.from_json(truth["layout"]),
+            empty,
+            lens=lens,
+            game=scene["game"],
+            players=players,
+            terrain=scene["terrain"],
+        )
+        total_ms = (time.perf_counter() - start) * 1e3
+        for k, v in {**result.times_ms, "total_ms": total_ms}.items():
+            stage_times.setdefault(k, []).append(v)
+        found = result.scene["models"]
+        matches = _match(scene["models"], found, lambda m: base_semi_axes_in(m["base"])[1])
+        owner = {u["id"]: u["player"] for u in scene["units"]}
+        found_owner = {u["id"]: u["player"] for u in result.scene["units"]}
+        size_ok = sum(scene["models"][i]["base"] == found[j]["base"] for i, j, _ in matches)
+        team_ok = sum(owner[scene["models"][i]["unit"]] == found_owner[found[j]["unit"]] for i, j, _ in matches)
+        errs = [d * MM_PER_IN for _, _, d in matches]
+        errors_mm += errs
+        obj_matches = _match(
+            scene["objectives"], result.scene["objectives"], lambda o: o["diameter_mm"] / 2 / MM_PER_IN
+        )
+        row = {
+            "image": image_path.name,
+            "tags": " ".join(truth["tags"]),
+            "bases_true": len(scene["models"]),
+            "bases_found": len(found),
+            "bases_matched": len(matches),
+            "size_ok": size_ok,
+            "team_ok": team_ok,
+            "centre_err_mm_max": round(max(errs), 3) if errs else "",
+            "obj_true": len(scene["objectives"]),
+            "obj_found": len(result.scene["objectives"]),
+            "obj_matched": len(obj_matches),
+            "total_ms": round(total_ms, 1),
+        }
+        rows.append(row)
+        for key in totals:
+            totals[key] += int(row[key])
+        for tag in truth["tags"] or ["plain"]:
+            t = per_tag.setdefault(tag, {"true": 0, "found": 0, "matched": 0})
+            t["true"] += row["bases_true"]
+            t["found"] += row["bases_found"]
+            t["matched"] += row["bases_matched"]
+    if csv_path and rows:
+        with open(csv_path, "w", newline="", encoding="utf-8") as out:
+            writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def ratio(a: int, b: int) -> float:
+        return a / b if b else float("nan")
+
+    return {
+        "images": len(rows),
+        "bases": {
+            "recall": ratio(totals["bases_matched"], totals["bases_true"]),
+            "precision": ratio(totals["bases_matched"], totals["bases_found"]),
+            "size_accuracy": ratio(totals["size_ok"], totals["bases_matched"]),
+            "team_accuracy": ratio(totals["team_ok"], totals["bases_matched"]),
+            "centre_error_mm": {
+                "median": statistics.median(errors_mm) if errors_mm else float("nan"),
+                "p95": float(np.percentile(errors_mm, 95)) if errors_mm else float("nan"),
+                "max": max(errors_mm) if errors_mm else float("nan"),
+            },
+        },
+        "objectives": {
+            "recall": ratio(totals["obj_matched"], totals["obj_true"]),
+            "precision": ratio(totals["obj_matched"], totals["obj_found"]),
+        },
+        "by_tag": {
+            tag: {"recall": ratio(v["matched"], v["true"]), "precision": ratio(v["matched"], v["found"])}
+            for tag, v in per_tag.items()
+        },
+        "time_ms_median": {k: statistics.median(v) for k, v in stage_times.items()},
+    }

@@ -1,0 +1,454 @@
+"""Rendered photos of gaming tables with exact ground truth (seeded, deterministic).
+
+The flat layer (mat, terrain footprints, objective markers, the kit's corner
+markers, bases with coloured rims, shadows) is painted top-down in table
+inches and photographed by ``Camera``; what stands up (miniatures on their
+bases, terrain walls) is drawn in 3-D afterwards, far to near, so that figures
+lean with the perspective, overhang and hide parts of neighbouring bases.
+The truth is a scene (``tablesight-scene/1``) plus per-piece outlines in pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import shapely
+import shapely.affinity
+
+from calibration.layout import Layout
+from geometry.shapes import KNOWN_BASES, base_semi_axes_in
+from vision.synth.camera import Camera, photo_effects
+from vision.synth.markers_table import marker_image
+
+Image = npt.NDArray[np.uint8]
+BASE_HEIGHT_IN = 0.15
+TEAM_COLOURS_BGR = [(40, 40, 200), (200, 90, 30), (40, 170, 40), (30, 200, 220), (160, 40, 160), (230, 230, 230)]
+GAMES = {
+    "focal-point": (24.0, 24.0),
+    "grinding-annihilation": (44.0, 60.0),
+    "onefinity": (24.0, 24.0),
+    "miniature-skirmish": (36.0, 36.0),
+}
+
+
+@dataclass
+class RenderedTable:
+    image: Image  # the photo (BGR)
+    empty: Image  # the same view of the table before the models were put down (the reference frame)
+    scene: dict[str, Any]  # the true scene, in table inches
+    camera: Camera
+    layout: Layout
+    outlines_px: list[tuple[str, str, npt.NDArray[np.float64]]] = field(default_factory=list)  # (class, id, polygon)
+    tags: list[str] = field(default_factory=list)
+
+
+def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
+    pixel = cv2.cvtColor(np.uint8([[[h % 180, s, v]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    return int(pixel[0]), int(pixel[1]), int(pixel[2])
+
+
+def _mat(rng: np.random.Generator, shape: tuple[int, int], dark: bool) -> npt.NDArray[np.float32]:
+    h, w = shape
+    base = np.array(
+        _hsv_to_bgr(rng.uniform(0, 180), rng.uniform(30, 160), rng.uniform(35, 70) if dark else rng.uniform(80, 190)),
+        np.float32,
+    )
+    mat = np.ones((h, w, 3), np.float32) * base
+    for scale, amp in ((6, 10.0), (30, 14.0), (120, 18.0)):
+        small = rng.normal(0.0, 1.0, (max(2, h // scale), max(2, w // scale), 1)).astype(np.float32)
+        mat += amp * cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)[..., None]
+    return mat
+
+
+def _poly_px(poly: shapely.Polygon, ppi: float, border: float) -> npt.NDArray[np.int32]:
+    return np.round((np.asarray(poly.exterior.coords) + border) * ppi * 8).astype(np.int32)  # 3 fractional bits
+
+
+def _terrain(rng: np.random.Generator, table: tuple[float, float], count: int) -> list[dict[str, Any]]:
+    pieces: list[dict[str, Any]] = []
+    kinds = ["blocking", "cover", "difficult", "ruins", "woods", "hill"]
+    taken = shapely.Polygon()
+    for k in range(count * 4):
+        if len(pieces) >= count:
+            break
+        w, h = rng.uniform(2.0, min(8.0, table[0] / 3), 2)
+        cx, cy = rng.uniform(4, table[0] - 4), rng.uniform(4, table[1] - 4)
+        shape = shapely.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        kind = kinds[int(rng.integers(len(kinds)))]
+        if kind in ("hill", "woods"):
+            shape = shapely.Point(cx, cy).buffer(1.0, quad_segs=12)
+            shape = shapely.affinity.scale(shape, w / 2, h / 2)
+        elif rng.uniform() < 0.3:
+            shape = shape.difference(shapely.box(cx, cy, cx + w, cy + h))  # an L-shaped ruin
+        shape = shapely.affinity.rotate(shape, rng.uniform(0, 90)).simplify(0.01)
+        if shape.intersects(taken.buffer(1.5)) or not shape.within(shapely.box(1, 1, table[0] - 1, table[1] - 1)):
+            continue
+        taken = taken.union(shape)
+        height = {
+            "blocking": rng.uniform(3, 6),
+            "ruins": rng.uniform(2, 5),
+            "hill": rng.uniform(0.5, 1.2),
+            "woods": 0.2,
+        }.get(kind, rng.uniform(0.3, 1.0))
+        pieces.append(
+            {
+                "id": f"t{len(pieces) + 1}",
+                "kind": kind,
+                "polygon": [[round(x, 4), round(y, 4)] for x, y in list(shape.exterior.coords)[:-1]],
+                "height_in": round(float(height), 3),
+            }
+        )
+        del k
+    return pieces
+
+
+def _place_units(
+    rng: np.random.Generator,
+    table: tuple[float, float],
+    terrain: list[dict[str, Any]],
+    objectives: list[dict[str, Any]],
+    players: list[str],
+    crowded: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    blocked = shapely.union_all(
+        [shapely.Polygon(t["polygon"]) for t in terrain if t["kind"] not in ("hill", "woods", "difficult")]
+        + [shapely.Point(o["x"], o["y"]).buffer(0.9) for o in objectives]
+    )
+    keep_out = shapely.box(0, 0, table[0], table[1]).exterior.buffer(3.8)  # clear of the corner markers and edges
+    units, models = [], []
+    placed: list[tuple[float, float, float]] = []
+    n_units = int(rng.integers(3, 6)) * len(players) // 2 + (4 if crowded else 0)
+    for u in range(n_units):
+        player = players[u % len(players)]
+        base = str(rng.choice(KNOWN_BASES[:6] if rng.uniform() < 0.8 else KNOWN_BASES[6:9]))
+        a, b = base_semi_axes_in(base)
+        size = 1 if a > 1.0 else int(rng.integers(2, 7))
+        uid = f"u{u + 1}"
+        units.append({"id": uid, "player": player, "name": f"Unit {u + 1}", "profile": {}, "keywords": [], "state": {}})
+        cx, cy = rng.uniform(4, table[0] - 4), rng.uniform(4, table[1] - 4)
+        spacing = 2 * a + (rng.uniform(0.05, 0.3) if crowded else rng.uniform(0.3, 1.2))
+        for k in range(size):
+            for _ in range(30):
+                x = cx + (k % 3) * spacing + rng.normal(0, 0.15)
+                y = cy + (k // 3) * spacing + rng.normal(0, 0.15)
+                facing = float(rng.uniform(0, 360))
+                r_out = a + 0.02
+                if not (r_out + 0.5 < x < table[0] - r_out - 0.5 and r_out + 0.5 < y < table[1] - r_out - 0.5):
+                    cx, cy = rng.uniform(4, table[0] - 4), rng.uniform(4, table[1] - 4)
+                    continue
+                p = shapely.Point(x, y)
+                if p.buffer(r_out).intersects(blocked) or p.intersects(keep_out):
+                    cx += rng.normal(0, 1.0)
+                    cy += rng.normal(0, 1.0)
+                    continue
+                if any(math.hypot(x - px, y - py) < r_out + pr for px, py, pr in placed):
+                    continue
+                z = 0.0
+                for t in terrain:
+                    if t["kind"] == "hill" and shapely.Polygon(t["polygon"]).contains(p.buffer(a)):
+                        z = t["height_in"]
+                placed.append((x, y, r_out))
+                models.append(
+                    {
+                        "id": f"{uid}m{k + 1}",
+                        "unit": uid,
+                        "base": base,
+                        "x": round(float(x), 4),
+                        "y": round(float(y), 4),
+                        "z": round(float(z), 4),
+                        "facing_deg": round(facing, 2),
+                        "height_in": round(float(rng.uniform(0.9, 2.2)), 3),
+                    }
+                )
+                break
+    used = {m["unit"] for m in models}
+    return [u for u in units if u["id"] in used], models
+
+
+WEBCAM_HFOV_DEG = 65.0
+WEBCAM_DISTORTION = (-0.08, 0.01, 0.0, 0.0, 0.0)
+
+
+def render_table(
+    seed: int,
+    game: str = "focal-point",
+    size: tuple[int, int] = (1920, 1080),
+    hard: str | None = None,
+    hfov_deg: float = WEBCAM_HFOV_DEG,
+    distortion: tuple[float, ...] = WEBCAM_DISTORTION,
+) -> RenderedTable:
+    """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
+    ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random)."""
+    rng = np.random.default_rng(seed)
+    table = GAMES.get(game, (24.0, 24.0))
+    if hard is None:
+        hard = str(rng.choice(["none", "none", "crowded", "dark", "hills", "occluded"]))
+    tags = [] if hard == "none" else [hard]
+    layout = Layout.default(*table)
+    ppi = float(min(100.0, 3000.0 / max(table)))
+    border = 2.0
+    h_px, w_px = int((table[1] + 2 * border) * ppi), int((table[0] + 2 * border) * ppi)
+    dark = hard == "dark"
+
+    players = ["red", "blue"]
+    team_idx = rng.choice(len(TEAM_COLOURS_BGR), 2, replace=False)
+    team = {p: TEAM_COLOURS_BGR[int(i)] for p, i in zip(players, team_idx, strict=True)}
+    terrain = _terrain(rng, table, int(rng.integers(3, 7)) if table[0] < 30 else int(rng.integers(8, 14)))
+    if hard == "hills":
+        hill = shapely.affinity.scale(shapely.Point(table[0] / 2, table[1] / 2).buffer(1.0, quad_segs=16), 4.0, 3.0)
+        if not any(shapely.Polygon(t["polygon"]).intersects(hill.buffer(1)) for t in terrain):
+            terrain.append(
+                {
+                    "id": f"t{len(terrain) + 1}",
+                    "kind": "hill",
+                    "polygon": [[round(x, 4), round(y, 4)] for x, y in list(hill.exterior.coords)[:-1]],
+                    "height_in": 2.0,
+                }
+            )
+    objectives: list[dict[str, Any]] = []
+    for k in range(int(rng.integers(3, 6))):
+        for _ in range(50):
+            x, y = rng.uniform(4, table[0] - 4), rng.uniform(4, table[1] - 4)
+            p = shapely.Point(x, y).buffer(0.8)
+            if not any(shapely.Polygon(t["polygon"]).intersects(p) for t in terrain) and all(
+                math.hypot(x - o["x"], y - o["y"]) > 3 for o in objectives
+            ):
+                objectives.append(
+                    {"id": f"obj{k + 1}", "x": round(float(x), 4), "y": round(float(y), 4), "diameter_mm": 40}
+                )
+                break
+    units, models = _place_units(rng, table, terrain, objectives, players, hard == "crowded")
+
+    # ---- the flat layer ----
+    tex = np.full((h_px, w_px, 3), 35, np.float32)
+    mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark)
+    o = int(border * ppi)
+    tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
+    shadow_dir = rng.normal(0, 1, 2)
+    shadow_dir /= np.linalg.norm(shadow_dir)
+    shadow = np.zeros((h_px, w_px), np.float32)
+    for t in terrain:
+        poly = shapely.Polygon(t["polygon"])
+        off = shapely.affinity.translate(poly, *(shadow_dir * min(t["height_in"], 3.0) * 0.5))
+        cv2.fillPoly(shadow, [_poly_px(off, ppi, border)], 0.35, cv2.LINE_AA, shift=3)
+    for m in models:
+        a, b = base_semi_axes_in(m["base"])
+        c = (np.array([m["x"], m["y"]]) + shadow_dir * m["height_in"] * 0.35 + border) * ppi
+        cv2.ellipse(
+            shadow,
+            (int(c[0] * 8), int(c[1] * 8)),
+            (int(a * 1.1 * ppi * 8), int(b * 1.1 * ppi * 8)),
+            m["facing_deg"],
+            0,
+            360,
+            0.3,
+            -1,
+            cv2.LINE_AA,
+            3,
+        )
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.15 * ppi)
+    tex *= (1 - shadow)[..., None]
+    for t in terrain:
+        colour = _hsv_to_bgr(rng.uniform(0, 180), rng.uniform(20, 120), rng.uniform(60, 170))
+        cv2.fillPoly(tex, [_poly_px(shapely.Polygon(t["polygon"]), ppi, border)], colour, cv2.LINE_AA, shift=3)
+    for obj in objectives:
+        r = obj["diameter_mm"] / 2 / 25.4
+        c = (int((obj["x"] + border) * ppi * 8), int((obj["y"] + border) * ppi * 8))
+        cv2.circle(
+            tex, c, int(r * ppi * 8), (235, 235, 235) if rng.uniform() < 0.5 else (20, 160, 230), -1, cv2.LINE_AA, 3
+        )
+        cv2.circle(tex, c, int(r * ppi * 8), (30, 30, 30), max(1, int(0.05 * ppi)), cv2.LINE_AA, 3)
+    for mk in layout.markers:
+        s = int(round(mk.size_in * ppi))
+        x0, y0 = (
+            int(round((mk.x_in - mk.size_in / 2 - 0.25 + border) * ppi)),
+            int(round((mk.y_in - mk.size_in / 2 - 0.25 + border) * ppi)),
+        )
+        pad = int(round(0.25 * ppi))
+        tex[y0 : y0 + s + 2 * pad, x0 : x0 + s + 2 * pad] = 245
+        tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(
+            marker_image(mk.id, s)[..., None] > 127, 245, 25
+        )
+    empty_tex = np.clip(tex.copy(), 0, 255).astype(np.uint8)
+    # Bases: top colour, and the team's rim.
+    base_colour = _hsv_to_bgr(
+        rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(20, 60) if dark else rng.uniform(30, 200)
+    )
+    for m in models:
+        a, b = base_semi_axes_in(m["base"])
+        c = (int((m["x"] + border) * ppi * 8), int((m["y"] + border) * ppi * 8))
+        player = next(u["player"] for u in units if u["id"] == m["unit"])
+        cv2.ellipse(
+            tex, c, (int(a * ppi * 8), int(b * ppi * 8)), m["facing_deg"], 0, 360, team[player], -1, cv2.LINE_AA, 3
+        )
+        rim = max(0.06, 0.12 * a)
+        cv2.ellipse(
+            tex,
+            c,
+            (int((a - rim) * ppi * 8), int((b - rim) * ppi * 8)),
+            m["facing_deg"],
+            0,
+            360,
+            base_colour,
+            -1,
+            cv2.LINE_AA,
+            3,
+        )
+    flat = np.clip(tex, 0, 255).astype(np.uint8)
+
+    tilt = float(rng.uniform(0, 25))
+    camera = Camera.looking_at_table(
+        table,
+        size,
+        tilt_deg=tilt,
+        yaw_deg=float(rng.uniform(-8, 8)),
+        hfov_deg=hfov_deg,
+        dist=distortion,
+        fill=float(rng.uniform(0.85, 0.95)),
+    )
+    photo = camera.render(flat, ppi, border_in=border, background=35)
+    empty = camera.render(empty_tex, ppi, border_in=border, background=35)
+
+    # ---- what stands up, far to near ----
+    C = camera.centre_in
+    items: list[tuple[float, Any]] = []
+    for t in terrain:
+        if t["kind"] in ("blocking", "ruins") and t["height_in"] > 1.0:
+            items.append((float(np.hypot(*(np.mean(t["polygon"], axis=0) - C[:2]))), ("terrain", t)))
+    for m in models:
+        items.append((float(np.hypot(m["x"] - C[0], m["y"] - C[1])), ("model", m)))
+    items.sort(key=lambda it: -it[0])
+    for _, (kind, item) in items:
+        if kind == "terrain":
+            _draw_walls(photo, empty, camera, item, rng)
+        else:
+            _draw_miniature(photo, camera, item, rng)
+    if hard == "occluded" or rng.uniform() < 0.1:
+        _draw_hand(photo, camera, table, rng)
+        if "occluded" not in tags:
+            tags.append("hand")
+    effects = {
+        "noise": float(rng.uniform(1, 3)),
+        "blur_px": float(rng.uniform(0.3, 0.9)),
+        "jpeg_quality": int(rng.integers(82, 95)),
+        "light_gradient": float(rng.uniform(0, 0.4)),
+    }
+    photo = photo_effects(photo, np.random.default_rng(seed + 1), **effects)  # type: ignore[arg-type]
+    empty = photo_effects(empty, np.random.default_rng(seed + 2), **effects)  # type: ignore[arg-type]
+
+    scene = {
+        "format": "tablesight-scene/1",
+        "game": game,
+        "table": {"width_in": table[0], "depth_in": table[1]},
+        "players": [
+            {"id": p, "name": p.capitalize(), "color": "#{:02x}{:02x}{:02x}".format(*team[p][::-1])} for p in players
+        ],
+        "units": units,
+        "models": models,
+        "terrain": terrain,
+        "objectives": objectives,
+        "measurement": {"sigma_in": 0.0, "source": "manual"},
+    }
+    outlines = []
+    for m in models:
+        a, b = base_semi_axes_in(m["base"])
+        t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+        f = math.radians(m["facing_deg"])
+        pts = np.c_[
+            m["x"] + a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f),
+            m["y"] + a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f),
+            np.full(len(t), -m["z"]),
+        ]
+        outlines.append(("base", m["id"], camera.project(pts)))
+    for obj in objectives:
+        r = obj["diameter_mm"] / 2 / 25.4
+        t = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+        outlines.append(
+            (
+                "objective",
+                obj["id"],
+                camera.project(np.c_[obj["x"] + r * np.cos(t), obj["y"] + r * np.sin(t), np.zeros(len(t))]),
+            )
+        )
+    for t_ in terrain:
+        poly = np.asarray(t_["polygon"], float)
+        outlines.append(("terrain", t_["id"], camera.project(np.c_[poly, np.zeros(len(poly))])))
+    return RenderedTable(photo, empty, scene, camera, layout, outlines, tags)
+
+
+def _draw_walls(photo: Image, empty: Image, camera: Camera, piece: dict[str, Any], rng: np.random.Generator) -> None:
+    poly = np.asarray(piece["polygon"], float)
+    h = piece["height_in"]
+    top = camera.project(np.c_[poly, np.full(len(poly), -h)])
+    bottom = camera.project(np.c_[poly, np.zeros(len(poly))])
+    colour = np.array(_hsv_to_bgr(rng.uniform(0, 180), rng.uniform(10, 60), rng.uniform(70, 150)), float)
+    for img in (photo, empty):
+        for k in range(len(poly)):
+            j = (k + 1) % len(poly)
+            quad = np.array([bottom[k], bottom[j], top[j], top[k]])
+            shade = 0.6 + 0.4 * abs(math.cos(math.atan2(*(poly[j] - poly[k])[::-1])))
+            cv2.fillPoly(
+                img,
+                [np.round(quad * 8).astype(np.int32)],
+                tuple(float(v) for v in colour * shade),
+                cv2.LINE_AA,
+                shift=3,
+            )
+        cv2.fillPoly(
+            img, [np.round(top * 8).astype(np.int32)], tuple(float(v) for v in colour * 1.1), cv2.LINE_AA, shift=3
+        )
+
+
+def _draw_miniature(photo: Image, camera: Camera, m: dict[str, Any], rng: np.random.Generator) -> None:
+    """A painted figure: a tapering body standing on the base, leaning and overhanging a little."""
+    a, b = base_semi_axes_in(m["base"])
+    z0 = m["z"] + BASE_HEIGHT_IN
+    height = m["height_in"]
+    lean = rng.normal(0, 0.12, 2) * a
+    colour = np.array(_hsv_to_bgr(rng.uniform(0, 180), rng.uniform(60, 200), rng.uniform(60, 200)), float)
+    f = math.radians(m["facing_deg"])
+    levels = np.linspace(0, 1, 7)
+    rings = []
+    for s in levels:
+        # Feet inside the base; a body a little wider than the base at the shoulders; a small head.
+        w = (0.55 + 0.55 * math.sin(math.pi * min(s * 1.15, 1.0))) * (0.55 if s > 0.85 else 1.0)
+        ang = np.linspace(0, 2 * np.pi, 20, endpoint=False)
+        ra, rb = a * w * 0.7, b * w * 0.7
+        x = m["x"] + lean[0] * s + ra * np.cos(ang) * math.cos(f) - rb * np.sin(ang) * math.sin(f)
+        y = m["y"] + lean[1] * s + ra * np.cos(ang) * math.sin(f) + rb * np.sin(ang) * math.cos(f)
+        rings.append(camera.project(np.c_[x, y, np.full(len(ang), -(z0 + s * height))]))
+    for k in range(len(rings) - 1):
+        hull = cv2.convexHull(np.concatenate([rings[k], rings[k + 1]]).astype(np.float32))
+        shade = 0.75 + 0.35 * levels[k]
+        cv2.fillPoly(
+            photo,
+            [np.round(hull.reshape(-1, 2) * 8).astype(np.int32)],
+            tuple(float(v) for v in np.clip(colour * shade, 0, 255)),
+            cv2.LINE_AA,
+            shift=3,
+        )
+
+
+def _draw_hand(photo: Image, camera: Camera, table: tuple[float, float], rng: np.random.Generator) -> None:
+    x, y = rng.uniform(3, table[0] - 3), rng.uniform(3, table[1] - 3)
+    skin = _hsv_to_bgr(rng.uniform(5, 20), rng.uniform(60, 140), rng.uniform(120, 220))
+    palm = camera.project([[x, y, -4.0]])[0]
+    scale = float(np.linalg.norm(camera.project([[x + 1.0, y, -4.0]])[0] - palm))
+    cv2.ellipse(
+        photo,
+        (int(palm[0]), int(palm[1])),
+        (int(1.8 * scale), int(1.4 * scale)),
+        float(rng.uniform(0, 180)),
+        0,
+        360,
+        skin,
+        -1,
+        cv2.LINE_AA,
+    )
+    edge = (int(palm[0] + rng.normal(0, 1) * 8 * scale), int(palm[1] + 10 * scale))
+    cv2.line(photo, (int(palm[0]), int(palm[1])), edge, skin, int(2.2 * scale), cv2.LINE_AA)

@@ -197,6 +197,12 @@ def test_calibration_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert code == 0 and cv2.imread(str(tmp_path / "top.png")).shape == (480, 480, 3)
     code, out, _ = run(capsys, "print-kit", "--table", "44x60", "--paper", "letter", "--out", str(tmp_path / "kit.pdf"))
     assert code == 0 and (tmp_path / "kit.pdf").read_bytes().startswith(b"%PDF")
+    # A layout with every marker in the opposite corner cannot match the photo.
+    layout = Layout.default(24, 24).to_json()
+    for marker in layout["markers"]:
+        marker["id"] = (marker["id"] + 2) % 4
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text(json.dumps(layout), encoding="utf-8")
     not_image = tmp_path / "notes.txt"
     not_image.write_text("hello", encoding="utf-8")
     for argv, message in (
@@ -204,7 +210,7 @@ def test_calibration_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path
         (["calibrate", str(image), "--table", "big"], "give the table as WIDTHxDEPTH"),
         (["calibrate", str(image), "--layout", str(tmp_path / "none.json")], "no such layout file"),
         (["calibrate-lens", str(image)], "lens calibration needs at least 4 views"),
-        (["calibrate", str(tmp_path / "top.png"), "--table", "44x60"], "the markers disagree with the layout"),
+        (["calibrate", str(image), "--layout", str(swapped)], "the markers disagree with the layout"),
     ):
         code, out, err = run(capsys, *argv)
         assert code == 2 and message in err, (argv, err)

@@ -23,6 +23,7 @@ from rules.common import (
     fmt_in,
     has_keyword,
     keyword_value,
+    last_event,
     objective_or_error,
     profile_value,
     unit_gap,
@@ -581,10 +582,7 @@ class FocalPoint:
     # ---- moves -------------------------------------------------------------
     def move_ok(self, scene: Scene, unit_id: str) -> Ruling:
         f = _living(scene, unit_id)
-        record = None
-        for event in scene.to_dict().get("history", []):
-            if event.get("event") == "move" and event.get("unit") == unit_id:
-                record = event
+        record = last_event(scene, unit_id, ("move",))
         if record is None:
             raise QuestionError(
                 f"{scene.source}: history has no move of {unit_id!r} (needs an event "

@@ -27,7 +27,15 @@ from geometry.paths import shortest_path
 from geometry.shapes import Footprints, base_semi_axes_in
 from geometry.sight import Obstacle, SightLines, SightMode
 from rules import ga_scenarios
-from rules.common import QuestionError, fmt_in, has_keyword, objective_or_error, profile_value, unit_or_error
+from rules.common import (
+    QuestionError,
+    fmt_in,
+    has_keyword,
+    last_event,
+    objective_or_error,
+    profile_value,
+    unit_or_error,
+)
 from rules.dice import Dist
 from rules.grinding_odds import Situation, Target, Weapon, attack_odds
 from rules.profiles import profile_for
@@ -671,10 +679,7 @@ class Grinding:
     # ---- moves -------------------------------------------------------------------------
     def move_ok(self, scene: Scene, unit_id: str) -> Ruling:
         unit, troops = self._troops(scene, unit_id)
-        record = None
-        for event in scene.to_dict().get("history", []):
-            if event.get("unit") == unit_id and event.get("event") in ("move", "advance", "retreat"):
-                record = event
+        record = last_event(scene, unit_id, ("move", "advance", "retreat"))
         if record is None:
             raise QuestionError(f"{scene.source}: history has no move, advance or retreat of {unit_id!r}")
         kind = record["event"]

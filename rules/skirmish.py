@@ -18,7 +18,7 @@ import shapely
 from geometry.measure import Comparison, Verdict, combine_all, compare_at_most
 from geometry.paths import shortest_path
 from geometry.shapes import base_semi_axes_in
-from rules.common import QuestionError, fmt_in, profile_value, unit_gap, unit_or_error
+from rules.common import QuestionError, fmt_in, last_event, profile_value, unit_gap, unit_or_error
 from rules.dice import Dist, success_chance
 from rules.profiles import profile_for
 from rules.ruling import Ruling
@@ -134,10 +134,7 @@ class Skirmish:
 
     def move_ok(self, scene: Scene, unit_id: str) -> Ruling:
         unit = unit_or_error(scene, unit_id)
-        record = None
-        for event in scene.to_dict().get("history", []):
-            if event.get("event") in ("move", "charge") and event.get("unit") == unit_id:
-                record = event
+        record = last_event(scene, unit_id, ("move", "charge"))
         if record is None:
             raise QuestionError(f"{scene.source}: history has no move or charge of {unit_id!r}")
         charge = record.get("event") == "charge"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,17 +39,30 @@ class LensModel:
     rms_px: float = 0.0
     views: int = 0
     std: tuple[float, ...] | None = None  # standard deviations of fx, fy, cx, cy, k1, k2, p1, p2 (from the fit)
+    cov: tuple[tuple[float, ...], ...] | None = None  # their full 8x8 covariance (correlations included)
 
-    def perturbed(self, index: int, amount: float) -> LensModel:
-        """The model with one parameter (fx, fy, cx, cy, k1, k2, p1, p2) moved by ``amount``."""
+    def perturbed(self, delta: npt.ArrayLike) -> LensModel:
+        """The model with its parameters (fx, fy, cx, cy, k1, k2, p1, p2) moved by ``delta``."""
+        d = np.asarray(delta, dtype=np.float64)
         K = self.K.copy()
+        K[0, 0] += d[0]
+        K[1, 1] += d[1]
+        K[0, 2] += d[2]
+        K[1, 2] += d[3]
         dist = np.zeros(5)
-        dist[: len(self.dist)] = self.dist[:5]
-        if index < 4:
-            K[(0, 1, 0, 1)[index], (0, 1, 2, 2)[index]] += amount
-        else:
-            dist[(0, 1, 2, 3)[index - 4]] += amount
+        dist[: min(5, len(self.dist))] = self.dist[:5]
+        dist[:4] += d[4:8]
         return LensModel(K, dist, self.image_size)
+
+    def uncertainty_directions(self) -> list[npt.NDArray[np.float64]]:
+        """One-sigma moves of the parameters that together span their uncertainty:
+        the covariance's principal axes when known (correlations kept), else each std alone."""
+        if self.cov is not None:
+            values, vectors = np.linalg.eigh(np.asarray(self.cov, dtype=np.float64))
+            return [math.sqrt(v) * vectors[:, k] for k, v in enumerate(values) if v > 0]
+        if self.std is not None:
+            return [np.eye(8)[k] * s for k, s in enumerate(self.std[:8]) if s > 0]
+        return []
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,6 +73,7 @@ class LensModel:
             "rms_px": self.rms_px,
             "views": self.views,
             "std": None if self.std is None else list(self.std),
+            "cov": None if self.cov is None else [list(row) for row in self.cov],
         }
 
     def save(self, path: str | Path) -> None:
@@ -75,6 +90,7 @@ class LensModel:
                 float(data.get("rms_px", 0)),
                 int(data.get("views", 0)),
                 tuple(float(v) for v in data["std"]) if data.get("std") else None,
+                tuple(tuple(float(v) for v in row) for row in data["cov"]) if data.get("cov") else None,
             )
         except FileNotFoundError:
             raise LensError(f"{path}: no such lens file") from None
@@ -134,6 +150,32 @@ def calibrate_lens(
         raise LensError(
             f"lens calibration needs at least {MIN_VIEWS} views of the ChArUco board, found it in {len(objs)}"
         )
-    rms, K, dist, _, _, std, _, _ = cv2.calibrateCameraExtended(objs, imgs, size, None, None, flags=cv2.CALIB_FIX_K3)
+    rms, K, dist, rvecs, tvecs, std, _, _ = cv2.calibrateCameraExtended(
+        objs, imgs, size, None, None, flags=cv2.CALIB_FIX_K3
+    )
     spread = tuple(float(v) for v in np.asarray(std).ravel()[:8])
-    return LensModel(np.asarray(K), np.asarray(dist).ravel(), size, float(rms), len(objs), spread), notes
+    cov = _intrinsics_covariance(objs, imgs, K, dist, rvecs, tvecs)
+    return LensModel(np.asarray(K), np.asarray(dist).ravel(), size, float(rms), len(objs), spread, cov), notes
+
+
+def _intrinsics_covariance(
+    objs: list[Any], imgs: list[Any], K: Any, dist: Any, rvecs: Any, tvecs: Any
+) -> tuple[tuple[float, ...], ...]:
+    """Covariance of (fx, fy, cx, cy, k1, k2, p1, p2) from the fit's Jacobian, every view's pose included."""
+    views = len(objs)
+    blocks, residuals = [], []
+    n_params = 8 + 6 * views
+    for v in range(views):
+        px, jac = cv2.projectPoints(objs[v], rvecs[v], tvecs[v], K, dist)
+        residuals.append((px.reshape(-1, 2) - imgs[v].reshape(-1, 2)).ravel())
+        J = np.zeros((jac.shape[0], n_params))
+        J[:, 0:2] = jac[:, 6:8]  # fx, fy
+        J[:, 2:4] = jac[:, 8:10]  # cx, cy
+        J[:, 4:8] = jac[:, 10:14]  # k1, k2, p1, p2
+        J[:, 8 + 6 * v : 14 + 6 * v] = jac[:, 0:6]  # this view's rvec, tvec
+        blocks.append(J)
+    J = np.concatenate(blocks)
+    r = np.concatenate(residuals)
+    sigma2 = float(r @ r) / max(len(r) - n_params, 1)
+    cov = sigma2 * np.linalg.pinv(J.T @ J)[:8, :8]
+    return tuple(tuple(float(x) for x in row) for row in cov)

@@ -318,16 +318,14 @@ def _quality(
             G[:, k] = (back - X) / step
         cov = G @ cov_h @ G.T
         sig.append(math.sqrt(max(np.trace(cov), 0.0) / 2))
-    if frame.lens is not None and frame.lens.std is not None:
-        # The lens model's own uncertainty: move each parameter by its standard deviation,
-        # refit the map to the same corners, and see where the grid's pixels land.
+    if frame.lens is not None and frame.lens.uncertainty_directions():
+        # The lens model's own uncertainty: move its parameters one sigma along each principal
+        # axis of their covariance, refit the map to the same corners, see where the grid lands.
         raw_grid = frame.lens.distort_points(pix)
         raw_corners = frame.lens.distort_points(image_pts[keep])
         lens_var = np.zeros(len(grid))
-        for k, s in enumerate(frame.lens.std[:8]):
-            if not s > 0:
-                continue
-            other = frame.lens.perturbed(k, s)
+        for delta in frame.lens.uncertainty_directions():
+            other = frame.lens.perturbed(delta)
             Hk, _ = cv2.findHomography(table_pts[keep], other.undistort_points(raw_corners), 0)
             moved = cv2.perspectiveTransform(
                 other.undistort_points(raw_grid).reshape(-1, 1, 2), np.linalg.inv(Hk)

@@ -14,7 +14,7 @@ import shapely
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
-from vision.detect_classical import ClassicalDetector
+from vision.detect_classical import ClassicalDetector, Reference
 from vision.detections import Detections
 
 Image = npt.NDArray[np.uint8]
@@ -59,9 +59,11 @@ def analyze(
     game: str = "focal-point",
     players: dict[str, str] | None = None,
     terrain: list[dict[str, Any]] | None = None,
+    reference: Reference | None = None,
 ) -> Analysis:
     """One photo to a scene. ``empty``: the same view before models were placed (the reference frame);
-    ``players``: confirmed team colours; ``terrain``: known pieces (heights put bases on hills right)."""
+    ``players``: confirmed team colours; ``terrain``: known pieces (heights put bases on hills right);
+    ``reference``: the set-up prepared once (``ClassicalDetector().prepare``), for frame after frame."""
     if photo is None or photo.ndim != 3 or photo.size == 0:
         raise CalibrationError("the photo is empty or not a colour image")
     times: dict[str, float] = {}
@@ -69,10 +71,12 @@ def analyze(
     if frame is None:
         frame = calibrate(photo, layout, lens)
     times["calibrate_ms"] = (time.perf_counter() - start) * 1e3
-    if empty is None:
-        empty = _background_estimate(photo)
     detector = ClassicalDetector()
-    detections, det_times, top = detector.detect(photo, empty, frame)
+    if reference is None:
+        start = time.perf_counter()
+        reference = detector.prepare(empty if empty is not None else _background_estimate(photo), frame)
+        times["setup_ms"] = (time.perf_counter() - start) * 1e3
+    detections, det_times, top = detector.detect(photo, reference, frame)
     times.update(det_times)
     start = time.perf_counter()
     bases = detections[detections.kind == 0]

@@ -12,6 +12,7 @@ the nearest standard base.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import cv2
@@ -31,29 +32,38 @@ MIN_SUPPORT = 0.40  # share of the outline that must be seen
 
 
 @dataclass(frozen=True)
+class Reference:
+    """The empty table as set up (rectified), with the objective markers found on it."""
+
+    rectified: Image
+    objectives: Detections
+
+
+@dataclass(frozen=True)
 class ClassicalDetector:
     px_per_in: float = 40.0
     diff_threshold: float = 28.0
 
-    def detect(self, photo: Image, empty: Image, frame: TableFrame) -> tuple[Detections, dict[str, float], Image]:
-        """Bases (and objective markers, from the reference) in table inches; timings; the rectified photo."""
-        import time
+    def prepare(self, empty: Image, frame: TableFrame) -> Reference:
+        """Set-up, once per calibration: the empty table rectified, and the objective markers on it."""
+        ref = frame.rectify(empty, self.px_per_in)
+        return Reference(ref, self._objectives(ref))
 
+    def detect(
+        self, photo: Image, reference: Reference, frame: TableFrame
+    ) -> tuple[Detections, dict[str, float], Image]:
+        """Bases in table inches (plus the reference's objective markers); timings; the rectified photo."""
         times = {}
         start = time.perf_counter()
         top = frame.rectify(photo, self.px_per_in)
-        ref = frame.rectify(empty, self.px_per_in)
         times["rectify_ms"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
-        fg = self._foreground(top, ref)
+        fg = self._foreground(top, reference.rectified)
         times["foreground_ms"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
         bases = self._bases(top, fg)
         times["bases_ms"] = (time.perf_counter() - start) * 1e3
-        start = time.perf_counter()
-        markers = self._objectives(ref)
-        times["objectives_ms"] = (time.perf_counter() - start) * 1e3
-        return Detections.concat([bases, markers]), times, top
+        return Detections.concat([bases, reference.objectives]), times, top
 
     # ---- foreground ------------------------------------------------------------------
     def _foreground(self, top: Image, ref: Image) -> npt.NDArray[np.uint8]:

@@ -32,6 +32,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_geometry.py
 	$(BIN)/python benchmarks/bench_rules.py
 	$(BIN)/python benchmarks/bench_calibration.py
+	$(BIN)/python benchmarks/bench_live.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -285,6 +285,19 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    from calibration.lens import LensModel
+    from vision.live.sources import open_source
+    from vision.live.watch import watch
+
+    open_source(args.source)  # fail now, clearly, on a source that cannot exist
+    players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+    lens = LensModel.load(args.lens) if args.lens else None
+    for event in watch(lambda: open_source(args.source), _layout_for(args), args.game, lens, players, args.max_frames):
+        print(event.json_line() if args.json else event.text(), flush=True)
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     print(resources.files("tablesight").joinpath("schemas/scene-1.schema.json").read_text(encoding="utf-8"), end="")
     return 0
@@ -415,6 +428,17 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("directory")
     ev.add_argument("--csv", default=None, help="per-image rows")
     ev.set_defaults(run=cmd_eval_vision)
+
+    wt = add("watch", "follow a camera (or video, or folder of frames) and print rulings as they change")
+    wt.add_argument(
+        "source",
+        help="camera index (0), stream URL, video file or folder of images; the first frame is the empty table",
+    )
+    wt.add_argument("--game", default="focal-point")
+    wt.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
+    wt.add_argument("--max-frames", type=int, default=None)
+    add_layout(wt)
+    wt.set_defaults(run=cmd_watch)
 
     schema = add("schema", "print the scene JSON Schema")
     schema.set_defaults(run=cmd_schema)

@@ -1,0 +1,1 @@
+"""The live table: frame sources, motion gating, identity across moves."""

@@ -1,0 +1,166 @@
+"""Where frames come from, behind one interface: camera, network stream, video file,
+folder of images, or the renderer. A source that fails never takes the process down:
+``ResilientSource`` reconnects with back-off and says the picture is stale meanwhile."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+
+
+class FrameSource(Protocol):
+    name: str
+
+    def read(self) -> Image | None:
+        """The next frame, or None if there is none right now (ended, stalled, broken)."""
+
+    def close(self) -> None: ...
+
+
+class CaptureSource:
+    """An OpenCV capture: a USB camera index, an RTSP/HTTP URL, or a video file."""
+
+    def __init__(self, target: int | str) -> None:
+        self.name = f"camera {target}" if isinstance(target, int) else str(target)
+        self._target = target
+        self._cap: cv2.VideoCapture | None = None
+
+    def read(self) -> Image | None:
+        if self._cap is None or not self._cap.isOpened():
+            self._cap = cv2.VideoCapture(self._target)
+            if not self._cap.isOpened():
+                return None
+        ok, frame = self._cap.read()
+        return frame if ok else None
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class FolderSource:
+    """Images in a folder, in name order (a recorded game, or test frames)."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.name = str(folder)
+        self._files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".bmp"))
+        self._next = 0
+
+    def read(self) -> Image | None:
+        if self._next >= len(self._files):
+            return None
+        image = cv2.imread(str(self._files[self._next]), cv2.IMREAD_COLOR)
+        self._next += 1
+        return image
+
+    def close(self) -> None:
+        self._next = len(self._files)
+
+
+class IteratorSource:
+    """Frames from any iterator (the renderer's scripted game, a test's fake camera)."""
+
+    def __init__(self, frames: Iterator[Image | None], name: str = "frames") -> None:
+        self.name = name
+        self._frames = frames
+
+    def read(self) -> Image | None:
+        return next(self._frames, None)
+
+    def close(self) -> None:
+        pass
+
+
+def open_source(spec: str) -> FrameSource:
+    """'0' (camera index), 'rtsp://...', 'http://...', a video file, or a folder of images."""
+    if spec.isdigit():
+        return CaptureSource(int(spec))
+    path = Path(spec)
+    if path.is_dir():
+        return FolderSource(path)
+    if spec.startswith(("rtsp://", "http://", "https://")) or path.is_file():
+        return CaptureSource(spec)
+    raise ValueError(f"{spec!r}: not a camera index, stream URL, video file or folder of images")
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    frame: Image | None
+    stale: bool  # no fresh frame: show the last good scene, marked stale
+    message: str
+
+
+def looks_like_a_frame(image: object, shape: tuple[int, ...] | None) -> bool:
+    """Garbage frames (None, empty, wrong size, uniformly one value) are not frames."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        return False
+    if shape is not None and image.shape != shape:
+        return False
+    return bool(image.max() != image.min())
+
+
+class ResilientSource:
+    """Wraps a source: reconnects with exponential back-off, reports staleness, never raises."""
+
+    def __init__(
+        self,
+        opener: Callable[[], FrameSource],
+        max_backoff_s: float = 8.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._opener = opener
+        self._source: FrameSource | None = None
+        self._clock = clock
+        self._backoff = 0.5
+        self._max_backoff = max_backoff_s
+        self._retry_at = 0.0
+        self._shape: tuple[int, ...] | None = None
+        self.failures = 0
+
+    def read(self) -> SourceStatus:
+        now = self._clock()
+        if self._source is None:
+            if now < self._retry_at:
+                return SourceStatus(None, True, f"camera lost; reconnecting in {self._retry_at - now:.1f} s")
+            try:
+                self._source = self._opener()
+            except Exception as error:  # noqa: BLE001 - any failure to open is a dropped camera
+                return self._failed(now, f"cannot open the camera ({error})")
+        try:
+            frame = self._source.read()
+        except Exception as error:  # noqa: BLE001 - a driver error must not stop the referee
+            return self._failed(now, f"the camera failed ({error})")
+        if frame is None:
+            return self._failed(now, "no frame from the camera (ended or stalled)")
+        if not looks_like_a_frame(frame, self._shape):
+            self.failures += 1
+            return SourceStatus(None, True, "a broken frame was skipped")
+        self._shape = frame.shape
+        self._backoff = 0.5
+        return SourceStatus(frame, False, "live")
+
+    def _failed(self, now: float, message: str) -> SourceStatus:
+        self.failures += 1
+        if self._source is not None:
+            with contextlib.suppress(Exception):
+                self._source.close()
+        self._source = None
+        self._retry_at = now + self._backoff
+        self._backoff = min(self._backoff * 2, self._max_backoff)
+        return SourceStatus(None, True, f"{message}; showing the last good scene")
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._source.close()
+            self._source = None

@@ -1,0 +1,99 @@
+"""``tablesight watch``: the head-less referee. Frames in, rulings out as they change."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.monitor import CalibrationMonitor
+from vision.analyze import analyze
+from vision.detect_classical import ClassicalDetector, Reference
+from vision.live.motion import MotionGate
+from vision.live.sources import FrameSource, ResilientSource
+
+
+@dataclass
+class Event:
+    kind: str  # "status", "ruling", "desync"
+    payload: dict[str, Any]
+
+    def text(self) -> str:
+        if self.kind == "ruling":
+            p = self.payload
+            return f"[{p['verdict'].upper():>9}] {p['question']} - {'; '.join(p['reasons'])}"
+        return f"({self.kind}) {self.payload.get('message', '')}"
+
+    def json_line(self) -> str:
+        return json.dumps({"kind": self.kind, **self.payload})
+
+
+def watch(
+    opener: Callable[[], FrameSource],
+    layout: Layout,
+    game: str = "focal-point",
+    lens: LensModel | None = None,
+    players: dict[str, str] | None = None,
+    max_frames: int | None = None,
+    give_up_after_stale: int | None = 5,
+) -> Iterator[Event]:
+    """The first good frame is the set-up (calibration and the empty-table reference)."""
+    from rules.profiles import profile_for
+    from rules.table_facts import coherency_rulings, engagement_rulings
+    from tablesight.scene import Scene, SceneError
+
+    def geometry_rulings(scene: Scene) -> list[Any]:
+        # Until the players assign units and rosters, the referee judges what geometry alone decides.
+        profile = profile_for(scene.game)
+        return coherency_rulings(scene, profile) + engagement_rulings(scene, profile)
+
+    source = ResilientSource(opener)
+    monitor = CalibrationMonitor(layout, lens)
+    gate = MotionGate()
+    reference: Reference | None = None
+    last: dict[str, str] = {}
+    last_message = ""
+    stale_run = 0
+    frames = 0
+    while max_frames is None or frames < max_frames:
+        frames += 1
+        status = source.read()
+        if status.frame is None:
+            stale_run += 1
+            if status.message != last_message:
+                last_message = status.message
+                yield Event("status", {"message": status.message, "stale": True})
+            if give_up_after_stale is not None and stale_run >= give_up_after_stale:
+                return
+            continue
+        stale_run = 0
+        calib = monitor.update(status.frame)
+        if calib.frame is None:
+            if calib.message != last_message:
+                last_message = calib.message
+                yield Event("status", {"message": calib.message, "stale": True})
+            continue
+        if reference is None or calib.state == "recalibrated":
+            reference = ClassicalDetector().prepare(status.frame, calib.frame)
+            gate = MotionGate()
+            gate.update(status.frame)
+            yield Event("status", {"message": f"set up: {calib.message}", "stale": False})
+            continue
+        decision = gate.update(status.frame)
+        if decision.state != "settled":
+            continue
+        result = analyze(status.frame, layout, None, calib.frame, lens, game, players, None, reference)
+        try:
+            scene = Scene.from_dict(result.scene, "live")
+        except SceneError as error:
+            yield Event("desync", {"message": f"the frame could not be turned into a scene: {error}"})
+            continue
+        rulings = geometry_rulings(scene)
+        now = {r.question: r.verdict.value for r in rulings}
+        for ruling in rulings:
+            if last.get(ruling.question) != ruling.verdict.value:
+                yield Event("ruling", ruling.to_json())
+        last = now

@@ -9,10 +9,8 @@ Run: ``python benchmarks/bench_calibration.py``.
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
+from timing import median_ms
 
 from calibration.fiducials import detect_markers
 from calibration.layout import Layout
@@ -21,15 +19,6 @@ from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import calibrate
 from vision.synth.camera import Camera, photo_effects
 from vision.synth.markers_table import table_texture
-
-
-def median_ms(fn, repeat: int = 20) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def main() -> None:

@@ -5,8 +5,7 @@ Run: ``python benchmarks/bench_live.py``. Seeded.
 
 from __future__ import annotations
 
-import statistics
-import time
+from timing import median_ms
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
@@ -14,15 +13,6 @@ from vision.analyze import analyze
 from vision.detect_classical import ClassicalDetector
 from vision.live.motion import MotionGate
 from vision.synth.table import render_table
-
-
-def median_ms(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from tablesight.scene import Scene, SceneError
@@ -298,6 +299,26 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from web.app import ServerConfig, create_app
+    from web.feeds import SampleFeed
+    from web.guard import GuardConfig
+
+    db = Path(args.db).expanduser()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    start = Scene.load(args.scene).to_dict() if args.scene else None  # a bad scene fails here, clearly
+    guard = GuardConfig(lan=args.lan)
+    config = ServerConfig(str(db), tick_s=args.tick, guard=guard, feed_factory=lambda: SampleFeed(start))
+    host = "0.0.0.0" if args.lan else "127.0.0.1"
+    print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
+    if args.lan:
+        print(f"tablesight: on the network too; phones join with code {guard.join_code}", flush=True)
+    uvicorn.run(create_app(config), host=host, port=args.port, log_level="warning")
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     print(resources.files("tablesight").joinpath("schemas/scene-1.schema.json").read_text(encoding="utf-8"), end="")
     return 0
@@ -439,6 +460,14 @@ def build_parser() -> argparse.ArgumentParser:
     wt.add_argument("--max-frames", type=int, default=None)
     add_layout(wt)
     wt.set_defaults(run=cmd_watch)
+
+    sv = add("serve", "open the referee page (with no camera it plays the bundled sample game)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--lan", action="store_true", help="serve on the local network too; phones need the join code")
+    sv.add_argument("--db", default="~/.tablesight/games.sqlite", help="where the game is kept (SQLite)")
+    sv.add_argument("--tick", type=float, default=1.0, help="seconds between table updates")
+    sv.add_argument("--scene", default=None, help="play this scene file instead of the bundled sample")
+    sv.set_defaults(run=cmd_serve)
 
     schema = add("schema", "print the scene JSON Schema")
     schema.set_defaults(run=cmd_schema)

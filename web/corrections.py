@@ -1,0 +1,80 @@
+"""Players' corrections, replayed on every new frame so that they survive it.
+
+Each correction is small JSON (``op`` plus ids and numbers) and idempotent:
+replaying the whole list on the latest detected scene gives the table the
+players confirmed. A correction whose piece is gone from the frame is skipped
+and reported, never an error.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from web.rosters import merge_roster, parse_roster
+
+OPS = ("move", "add", "delete", "terrain", "assign", "roster")
+
+
+class CorrectionError(ValueError):
+    """A correction that names something that does not exist or has the wrong shape."""
+
+
+def _find(items: list[dict[str, Any]], ident: str) -> dict[str, Any] | None:
+    return next((item for item in items if item.get("id") == ident), None)
+
+
+def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
+    """Apply in place; return why it does not apply to this scene (None when it applied)."""
+    op = correction.get("op")
+    models: list[dict[str, Any]] = scene.setdefault("models", [])
+    if op == "move":
+        model = _find(models, correction["model"])
+        if model is None:
+            return f"model {correction['model']!r} is not on the table"
+        model["x"], model["y"] = float(correction["x"]), float(correction["y"])
+        model["sigma_in"] = 0.0  # placed by a player: exact as far as the referee knows
+        return None
+    if op == "add":
+        added = dict(correction["model"])
+        scene["models"] = [m for m in models if m.get("id") != added["id"]] + [added]
+        return None
+    if op == "delete":
+        if _find(models, correction["model"]) is None:
+            return f"model {correction['model']!r} is not on the table"
+        scene["models"] = [m for m in models if m.get("id") != correction["model"]]
+        return None
+    if op == "terrain":
+        piece = _find(scene.get("terrain", []), correction["terrain"])
+        if piece is None:
+            return f"terrain {correction['terrain']!r} is not on the table"
+        piece["kind"] = str(correction["kind"])
+        return None
+    if op == "assign":
+        missing = [m for m in correction["models"] if _find(models, m) is None]
+        for model in models:
+            if model.get("id") in correction["models"]:
+                model["unit"] = correction["unit"]
+        return f"not on the table: {', '.join(missing)}" if missing else None
+    if op == "roster":
+        merged = merge_roster(scene, correction["roster"])
+        scene.clear()
+        scene.update(merged)
+        return None
+    raise CorrectionError(f"op: unknown correction {op!r} (use one of {', '.join(OPS)})")
+
+
+def apply_all(base: dict[str, Any], corrections: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    """The corrected scene and a note for each correction that did not apply."""
+    scene = copy.deepcopy(base)
+    skipped: list[str] = []
+    for correction in corrections:
+        why = apply_one(scene, correction)
+        if why is not None:
+            skipped.append(f"correction {correction.get('id', '?')} ({correction.get('op')}): {why}")
+    return scene, skipped
+
+
+def check_roster_correction(text: str, fmt: str) -> dict[str, Any]:
+    """A roster import as a correction (validated now, replayed on each frame)."""
+    return {"op": "roster", "roster": parse_roster(text, fmt)}

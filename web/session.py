@@ -1,0 +1,419 @@
+"""One game at the table: the latest detected scene, the players' corrections on top, rounds and scores.
+
+The session is what the page talks to. It never trusts a request: every
+correction is tried on a copy of the scene and validated before it is stored,
+and everything the players confirm is committed to the ``GameStore`` at once.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import shapely
+
+from rules.common import QuestionError
+from rules.profiles import profile_for
+from rules.reach import unit_reach
+from rules.ruling import Ruling
+from rules.systems import SYSTEMS, ask, system_for
+from rules.table_facts import UnknownThingError, coherency_rulings, line_of_sight, measure
+from tablesight.scene import Scene, SceneError
+from web.corrections import CorrectionError, apply_all, apply_one
+from web.picture import thumbnail_png
+from web.store import GameStore
+
+AUTO_SNAPSHOT_S = 60.0  # keep the table as seen at least this often, even without corrections
+
+
+class NotFoundError(LookupError):
+    """An id the game does not have (answered with 404)."""
+
+
+class ConflictError(ValueError):
+    """A request that does not fit the game's state, e.g. confirming a round twice (answered with 409)."""
+
+
+@dataclass
+class CameraStatus:
+    source: str  # "sample game", "camera 0", ...
+    message: str
+    markers_seen: tuple[int, ...] = ()
+    markers_hidden: tuple[int, ...] = ()
+    stale: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "message": self.message,
+            "markers_seen": list(self.markers_seen),
+            "markers_hidden": list(self.markers_hidden),
+            "stale": self.stale,
+        }
+
+
+def _safe_rulings(make: Any) -> tuple[list[Ruling], list[str]]:
+    try:
+        return list(make()), []
+    except (QuestionError, UnknownThingError, KeyError, ValueError) as error:
+        return [], [str(error)]
+
+
+class GameSession:
+    def __init__(self, store: GameStore, first_scene: dict[str, Any]) -> None:
+        self.store = store
+        self._lock = threading.RLock()
+        game = store.active_game()
+        resumed = store.latest_snapshot(game.id) if game is not None else None
+        if game is None:
+            round_ = first_scene.get("round")
+            game = store.new_game(
+                str(first_scene.get("game", "focal-point")),
+                None,
+                round_ if isinstance(round_, int) and round_ > 0 else 1,
+            )
+        self.game_id = game.id
+        self.game = game.game
+        self.scenario = game.scenario
+        self.round = game.round
+        self.corrections = store.corrections(game.id)
+        self.base: dict[str, Any] = resumed["scene"] if resumed else copy.deepcopy(first_scene)
+        self.camera = CameraStatus("sample game", "no camera: playing the bundled sample game")
+        self.version = 0
+        self.problems: list[str] = []
+        self._last_snapshot_at = 0.0
+        self._scene: Scene = self._build(self.base, self.corrections)
+        self._view: dict[str, Any] = {}
+        self._refresh()
+        if resumed is None:
+            self.snapshot("game started")
+
+    # ---- building the scene ------------------------------------------------------------
+    def _build(self, base: dict[str, Any], corrections: list[dict[str, Any]]) -> Scene:
+        data, skipped = apply_all(base, corrections)
+        data["game"] = self.game
+        data["round"] = self.round
+        if self.scenario:
+            data["scenario"] = {**data.get("scenario", {}), "name": self.scenario}
+        self.skipped = skipped
+        return Scene.from_dict(data, "table")
+
+    def _refresh(self) -> None:
+        self.version += 1
+        self._view = self._make_view()
+
+    def set_base(self, scene: dict[str, Any], camera: CameraStatus | None = None) -> None:
+        """A new detected scene from the feed; corrections are replayed on it."""
+        with self._lock:
+            if camera is not None:
+                self.camera = camera
+            try:
+                built = self._build(scene, self.corrections)
+            except SceneError as error:
+                # Keep the last good table; say why this frame was not used.
+                self.problems = [f"frame not used: {error}"]
+                self._refresh()
+                return
+            self.base, self._scene, self.problems = copy.deepcopy(scene), built, []
+            self._refresh()
+            if time.monotonic() - self._last_snapshot_at > AUTO_SNAPSHOT_S:
+                self.snapshot("as seen")
+
+    @property
+    def scene(self) -> Scene:
+        with self._lock:
+            return self._scene
+
+    def view(self) -> dict[str, Any]:
+        with self._lock:
+            return self._view
+
+    # ---- the overlay -----------------------------------------------------------------------
+    def _make_view(self) -> dict[str, Any]:
+        scene = self._scene
+        profile = profile_for(scene.game)
+        system = system_for(scene.game)
+        coherency, notes = _safe_rulings(lambda: coherency_rulings(scene, profile))
+        by_unit = {r.subject[0]: r for r in coherency if r.subject}
+        players = {p.id: p for p in scene.players}
+        fp = scene.footprints()
+        models = []
+        corrected = {c.get("model") for c in self.corrections if c.get("op") in ("move", "add")}
+        corrected |= {c["model"]["id"] for c in self.corrections if c.get("op") == "add"}
+        for k, m in enumerate(scene.models):
+            player = scene.player_of(m)
+            models.append(
+                {
+                    "id": m.id,
+                    "unit": m.unit,
+                    "player": player,
+                    "color": players[player].color if player in players else None,
+                    "x": m.x,
+                    "y": m.y,
+                    "rx": float(fp.a_in[k]),
+                    "ry": float(fp.b_in[k]),
+                    "facing_deg": m.facing_deg,
+                    "sigma_in": m.sigma_in,
+                    "corrected": m.id in corrected,
+                }
+            )
+        units = []
+        for u in scene.units:
+            ruling = by_unit.get(u.id)
+            units.append(
+                {
+                    "id": u.id,
+                    "name": u.name,
+                    "player": u.player,
+                    "models": [m.id for m in scene.models_of(u.id)],
+                    "coherency": ruling.verdict.value if ruling else None,
+                    "coherency_reasons": list(ruling.reasons) if ruling else [],
+                }
+            )
+        objectives = []
+        for o in scene.objectives:
+            control: Ruling | None = None
+            if "controls" in system.questions:
+                found, more = _safe_rulings(lambda o=o: [system.controls(scene, o.id)])
+                notes += more
+                control = found[0] if found else None
+            holder = control.subject[1] if control and len(control.subject) > 1 else None
+            objectives.append(
+                {
+                    "id": o.id,
+                    "x": o.x,
+                    "y": o.y,
+                    "r_in": o.diameter_mm / 2 / 25.4,
+                    "controller": holder if holder in players else None,
+                    "verdict": control.verdict.value if control else None,
+                    "reasons": list(control.reasons) if control else [],
+                }
+            )
+        terrain = [
+            {
+                "id": t.id,
+                "kind": t.kind,
+                "polygon": [list(p) for p in t.polygon],
+                "blocks_sight": profile.sight_mode(t.kind, t.traits) is not None,
+            }
+            for t in scene.terrain
+        ]
+        return {
+            "version": self.version,
+            "game_id": self.game_id,
+            "game": scene.game,
+            "game_name": profile.name,
+            "scenario": self.scenario,
+            "round": self.round,
+            "table": {"width_in": scene.width_in, "depth_in": scene.depth_in},
+            "players": [{"id": p.id, "name": p.name, "color": p.color} for p in scene.players],
+            "models": models,
+            "units": units,
+            "objectives": objectives,
+            "terrain": terrain,
+            "camera": self.camera.to_json(),
+            "problems": self.problems + notes + self.skipped,
+            "corrections": len(self.corrections),
+        }
+
+    # ---- asking -------------------------------------------------------------------------
+    def model_info(self, model_id: str) -> dict[str, Any]:
+        scene = self.scene
+        try:
+            model = scene.model(model_id)
+        except KeyError:
+            raise NotFoundError(f"no model {model_id!r} on the table") from None
+        unit = scene.unit(model.unit)
+        return {
+            "model": {"id": model.id, "base": model.base, "x": model.x, "y": model.y, "sigma_in": model.sigma_in},
+            "unit": {"id": unit.id, "name": unit.name, "player": unit.player, "keywords": list(unit.keywords)},
+            "profile": dict(unit.profile),
+            "state": {**dict(unit.state), **dict(model.state)},
+        }
+
+    def measure(self, a_ref: str, b_ref: str) -> dict[str, Any]:
+        scene = self.scene
+        try:
+            d = measure(scene, a_ref, b_ref)
+        except UnknownThingError as error:
+            raise NotFoundError(str(error)) from None
+        out = d.to_json()
+        out["text"] = f'{d.distance_in:.2f}" ± {2 * d.sigma_in:.2f}" (2σ)' if d.sigma_in else f'{d.distance_in:.2f}"'
+        return out
+
+    def unit_info(self, unit_id: str) -> dict[str, Any]:
+        scene = self.scene
+        try:
+            unit = scene.unit(unit_id)
+        except KeyError:
+            raise NotFoundError(f"no unit {unit_id!r} in the game") from None
+        system = system_for(scene.game)
+        members = scene.models_of(unit.id)
+        reach = unit_reach(scene, unit)
+        targets = []
+        for enemy in scene.units:
+            if enemy.player == unit.player or not scene.models_of(enemy.id) or not members:
+                continue
+            entry: dict[str, Any] = {"unit": enemy.id, "name": enemy.name, "player": enemy.player}
+            if "can-target" in system.questions:
+                found, notes = _safe_rulings(lambda e=enemy: [system.can_target(scene, unit.id, e.id)])
+                entry["ruling"] = found[0].to_json() if found else None
+                entry["problems"] = notes
+            try:
+                sight = line_of_sight(scene, f"unit:{unit.id}", f"unit:{enemy.id}")
+                entry["visible"] = sight.visible
+                entry["visible_fraction"] = sight.visible_fraction
+                entry["blocked_by"] = list(sight.blocked_by)
+                entry["lines"] = [
+                    {
+                        "from": [scene.model(p["observer"]).x, scene.model(p["observer"]).y],
+                        "to": [scene.model(p["target"]).x, scene.model(p["target"]).y],
+                        "visible": p["visible"],
+                        "blocked_by": p["blocked_by"],
+                    }
+                    for p in sight.pairs
+                ]
+            except (UnknownThingError, QuestionError) as error:
+                entry["problems"] = [*entry.get("problems", []), str(error)]
+            targets.append(entry)
+        ranges = {}
+        if members:
+            fp = scene.footprints(members)
+            bases = shapely.union_all(
+                [shapely.Point(m.x, m.y).buffer(float(fp.a_in[k])) for k, m in enumerate(members)]
+            )
+            for name, dist in (("move", reach.move_in), ("threat", reach.threat_in)):
+                if dist is not None:
+                    ring = bases.buffer(dist, quad_segs=12)
+                    ranges[name] = [list(map(list, g.exterior.coords)) for g in getattr(ring, "geoms", [ring])]
+        return {
+            "unit": {"id": unit.id, "name": unit.name, "player": unit.player, "models": [m.id for m in members]},
+            "profile": dict(unit.profile),
+            "state": dict(unit.state),
+            "reach": reach.to_json(),
+            "ranges": ranges,
+            "targets": targets,
+        }
+
+    def ask(self, question: str, args: list[str], options: dict[str, Any]) -> dict[str, Any]:
+        try:
+            answer = ask(self.scene, question, args, options)
+        except UnknownThingError as error:
+            raise NotFoundError(str(error)) from None
+        return answer.to_json() if isinstance(answer, Ruling) else answer
+
+    # ---- corrections and set-up ------------------------------------------------------------
+    def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
+        """Validate on a copy, then store and apply; a bad correction changes nothing."""
+        with self._lock:
+            trial, _ = apply_all(self.base, self.corrections)
+            why = apply_one(trial, correction)
+            if why is not None:
+                raise CorrectionError(why)
+            try:
+                scene = self._build(self.base, [*self.corrections, correction])
+            except SceneError as error:
+                raise CorrectionError(str(error).replace("table: ", "")) from None
+            stored_id = self.store.add_correction(self.game_id, correction)
+            self.corrections.append({"id": stored_id, **correction})
+            self._scene = scene
+            self._refresh()
+            self.snapshot(f"correction {stored_id}: {correction['op']}")
+            return {"id": stored_id, "version": self.version}
+
+    def setup(self, game: str, scenario: str | None) -> dict[str, Any]:
+        """Start a new game of this system (the table as now seen, corrections kept)."""
+        with self._lock:
+            if game not in SYSTEMS:
+                raise CorrectionError(f"game: tablesight does not referee {game!r} (it does: {', '.join(SYSTEMS)})")
+            if scenario is not None and game != "grinding-annihilation":
+                raise CorrectionError(f"scenario: only grinding-annihilation has scenarios, not {game!r}")
+            old = (self.game, self.scenario, self.round)
+            self.game, self.scenario, self.round = game, scenario, 1
+            try:
+                scene = self._build(self.base, self.corrections)
+            except SceneError as error:
+                self.game, self.scenario, self.round = old
+                raise CorrectionError(str(error)) from None
+            row = self.store.new_game(game, scenario)
+            for c in self.corrections:
+                self.store.add_correction(row.id, {k: v for k, v in c.items() if k != "id"})
+            self.game_id, self.corrections = row.id, self.store.corrections(row.id)
+            self._scene = scene
+            self._refresh()
+            self.snapshot("set-up")
+            return {"game_id": self.game_id, "game": game, "scenario": scenario}
+
+    # ---- rounds --------------------------------------------------------------------------
+    def round_score(self) -> dict[str, Any]:
+        """What 'End round' proposes: the game's own scoring of the table as it is now."""
+        scene = self.scene
+        try:
+            score = system_for(scene.game).score(scene)
+        except QuestionError as error:
+            raise ConflictError(f"cannot score this table: {error}") from None
+        return {"round": self.round, "score": score, "version": self.version}
+
+    def confirm_round(self, round_: int) -> dict[str, Any]:
+        with self._lock:
+            if round_ != self.round:
+                raise ConflictError(f"round {round_} is not the round being played (round {self.round})")
+            proposal = self.round_score()
+            snapshot_id = self.snapshot(f"end of round {round_}")
+            self.store.confirm_round(self.game_id, round_, proposal["score"], snapshot_id)
+            self.round += 1
+            self._scene = self._build(self.base, self.corrections)
+            self._refresh()
+            return {"confirmed": round_, "next_round": self.round, "score": proposal["score"]}
+
+    # ---- keeping the game ------------------------------------------------------------------
+    def snapshot(self, reason: str) -> int:
+        with self._lock:
+            scene = self._scene
+            system = system_for(scene.game)
+            rulings, notes = _safe_rulings(lambda: system.rulings(scene))
+            self._last_snapshot_at = time.monotonic()
+            return self.store.add_snapshot(
+                self.game_id,
+                self.round,
+                reason,
+                scene.to_dict(),
+                [r.to_json() for r in rulings] + [{"problem": n} for n in notes],
+                thumbnail_png(scene),
+            )
+
+    def reopen(self, snapshot_id: int) -> dict[str, Any]:
+        found = self.store.snapshot(self.game_id, snapshot_id)
+        if found is None:
+            raise NotFoundError(f"no snapshot {snapshot_id} in game {self.game_id}")
+        return found
+
+    def export(self) -> dict[str, Any]:
+        game = self.store.game(self.game_id)
+        assert game is not None
+        return {
+            "format": "tablesight-game/1",
+            "game": {"id": game.id, "game": game.game, "scenario": game.scenario, "round": game.round},
+            "rounds": self.store.rounds(self.game_id),
+            "corrections": self.store.corrections(self.game_id),
+            "snapshots": [self.store.snapshot(self.game_id, s["id"]) for s in self.store.snapshots(self.game_id)],
+            "current_scene": self.scene.to_dict(),
+        }
+
+    def score_sheet_csv(self) -> str:
+        rounds = self.store.rounds(self.game_id)
+        players = [p.id for p in self.scene.players]
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["round", *players, "evidence"])
+        for r in rounds:
+            points = r["score"].get("vp", {})
+            writer.writerow(
+                [r["round"], *[points.get(p, "") for p in players], " | ".join(r["score"].get("evidence", []))]
+            )
+        return out.getvalue()

@@ -1,0 +1,493 @@
+// tablesight referee page: draws the table from the server's view, asks the API, sends corrections.
+// Plain JavaScript, no build step. Table coordinates are inches; the SVG viewBox is the table.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+const state = {
+  view: null,
+  picks: [],          // [{kind, id}] — up to two things clicked
+  unit: null,         // the selected unit's info from /api/units/{id}
+  mode: "normal",     // normal | move | add | lasso
+  lasso: [],          // table points of the lasso being drawn
+  lassoed: [],        // model ids inside the last lasso
+  socket: null,
+};
+
+// ---------- talking to the server ----------
+async function api(path, options = {}) {
+  const response = await fetch(path, {
+    headers: { "content-type": "application/json" },
+    ...options,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  let data = null;
+  try { data = await response.json(); } catch (_) { data = null; }
+  if (response.status === 403 && path !== "/api/join") { showJoin(); }
+  if (!response.ok) {
+    const message = (data && data.error) || `${response.status} ${response.statusText}`;
+    throw new Error(message);
+  }
+  return data;
+}
+
+function showError(error) { $("error").textContent = error ? String(error.message || error) : ""; }
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  state.socket = socket;
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "view") {
+      render(message.view);
+      refreshUnit();
+    }
+  };
+  socket.onclose = () => {
+    $("camera").textContent = "disconnected — reconnecting…";
+    $("camera").classList.add("stale");
+    setTimeout(connect, 1500);
+  };
+}
+setInterval(() => { if (state.socket && state.socket.readyState === 1) state.socket.send("ping"); }, 20000);
+
+// ---------- drawing ----------
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function playerColor(view, playerId) {
+  const p = view.players.find((x) => x.id === playerId);
+  return (p && p.color) || "#bbb";
+}
+
+function isPicked(kind, id) { return state.picks.some((p) => p.kind === kind && p.id === id); }
+
+// Minimum spanning tree over a unit's models: the lines that show its formation.
+function spanningLinks(points) {
+  if (points.length < 2) return [];
+  const inTree = [0];
+  const links = [];
+  while (inTree.length < points.length) {
+    let best = null;
+    for (const i of inTree) {
+      for (let j = 0; j < points.length; j++) {
+        if (inTree.includes(j)) continue;
+        const d = Math.hypot(points[i].x - points[j].x, points[i].y - points[j].y);
+        if (!best || d < best.d) best = { i, j, d };
+      }
+    }
+    inTree.push(best.j);
+    links.push([points[best.i], points[best.j]]);
+  }
+  return links;
+}
+
+function render(view) {
+  state.view = view;
+  $("game-name").textContent = view.game_name + (view.scenario ? ` — ${view.scenario}` : "");
+  $("round-no").textContent = view.round;
+  const camera = $("camera");
+  camera.textContent = view.camera.message;
+  camera.classList.toggle("stale", !!view.camera.stale);
+  const svg = $("table");
+  svg.setAttribute("viewBox", `0 0 ${view.table.width_in} ${view.table.depth_in}`);
+  svg.dataset.version = view.version;
+  svg.replaceChildren();
+  for (const t of view.terrain) {
+    const poly = el("polygon", {
+      points: t.polygon.map((p) => p.join(",")).join(" "),
+      class: `terrain ${t.blocks_sight ? "blocks" : "open"}${isPicked("terrain", t.id) ? " picked" : ""}`,
+      "data-kind": "terrain", "data-id": t.id,
+    }, svg);
+    el("title", {}, poly).textContent = `${t.id} (${t.kind})`;
+  }
+  const ranges = el("g", { id: "ranges" }, svg);
+  for (const o of view.objectives) {
+    el("circle", { cx: o.x, cy: o.y, r: o.r_in, class: "objective", "data-kind": "objective", "data-id": o.id }, svg);
+    const ring = o.controller ? playerColor(view, o.controller) : (o.verdict === "too_close" ? "var(--close)" : "none");
+    el("circle", { cx: o.x, cy: o.y, r: o.r_in + 0.15, class: "objective-ring", stroke: ring }, svg);
+    el("text", { x: o.x + o.r_in + 0.2, y: o.y + 0.18, class: "label" }, svg).textContent = o.id;
+  }
+  for (const u of view.units) {
+    const points = view.models.filter((m) => m.unit === u.id);
+    for (const [a, b] of spanningLinks(points)) {
+      el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: `link ${u.coherency || "none"}` }, svg);
+    }
+  }
+  el("g", { id: "sight" }, svg);
+  for (const m of view.models) {
+    const classes = ["model"];
+    if (m.corrected) classes.push("corrected");
+    if (isPicked("model", m.id)) classes.push("picked");
+    if (state.lassoed.includes(m.id)) classes.push("lassoed");
+    el("ellipse", {
+      cx: m.x, cy: m.y, rx: m.rx, ry: m.ry,
+      transform: `rotate(${m.facing_deg} ${m.x} ${m.y})`,
+      fill: m.color || playerColor(view, m.player),
+      class: classes.join(" "), "data-kind": "model", "data-id": m.id,
+    }, svg);
+    if (m.sigma_in > 0) {
+      el("ellipse", { cx: m.x, cy: m.y, rx: m.rx + 2 * m.sigma_in, ry: m.ry + 2 * m.sigma_in,
+        transform: `rotate(${m.facing_deg} ${m.x} ${m.y})`, class: "sigma" }, svg);
+    }
+    el("text", { x: m.x, y: m.y + 0.17, "text-anchor": "middle", class: "label" }, svg).textContent = m.id;
+  }
+  if (state.unit) drawUnit(state.unit);
+  if (state.lasso.length > 1) {
+    el("polygon", { points: state.lasso.map((p) => `${p.x},${p.y}`).join(" "), class: "lasso" }, svg);
+  }
+  fillUnitSelects(view);
+  const problems = view.problems || [];
+  if (problems.length) $("error").textContent = problems.join("\n");
+}
+
+// The selected unit's ranges and sight lines follow the table as it changes.
+let unitRefresh = null;
+function refreshUnit() {
+  if (!state.unit || unitRefresh) return;
+  unitRefresh = api(`/api/units/${encodeURIComponent(state.unit.unit.id)}`)
+    .then((info) => { if (state.unit && state.unit.unit.id === info.unit.id) { state.unit = info; render(state.view); } })
+    .catch(() => { state.unit = null; })
+    .finally(() => { unitRefresh = null; });
+}
+
+function drawUnit(info) {
+  const ranges = $("ranges");
+  const sight = $("sight");
+  if (!ranges || !sight) return;
+  for (const [name, rings] of Object.entries(info.ranges || {})) {
+    for (const ring of rings) {
+      el("polygon", { points: ring.map((p) => p.join(",")).join(" "), class: `range ${name}` }, ranges);
+    }
+  }
+  for (const target of info.targets) {
+    for (const line of target.lines || []) {
+      el("line", { x1: line.from[0], y1: line.from[1], x2: line.to[0], y2: line.to[1],
+        class: `sight ${line.visible ? "visible" : "blocked"}` }, sight);
+    }
+  }
+}
+
+function fillUnitSelects(view) {
+  for (const id of ["assign-unit", "add-unit"]) {
+    const select = $(id);
+    const wanted = view.units.map((u) => u.id).join(",");
+    if (select.dataset.units === wanted) continue;
+    select.dataset.units = wanted;
+    select.replaceChildren(...view.units.map((u) => new Option(`${u.name} (${u.player})`, u.id)));
+  }
+}
+
+// ---------- panels ----------
+function verdictBadge(verdict) {
+  const words = { yes: "yes", no: "no", too_close: "too close to call" };
+  return `<span class="verdict ${verdict}">${words[verdict] || verdict}</span>`;
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+function rulingHtml(ruling) {
+  if (!ruling) return "";
+  const reasons = ruling.reasons.map((r) => `<div>${escapeHtml(r)}</div>`).join("");
+  return `${verdictBadge(ruling.verdict)} <div class="reasons">${reasons}</div>` +
+    (ruling.rule ? `<div class="rule">Rule: ${escapeHtml(ruling.rule)}</div>` : "");
+}
+
+async function showModel(id) {
+  const info = await api(`/api/models/${encodeURIComponent(id)}`);
+  const profile = Object.entries(info.profile).filter(([, v]) => typeof v !== "object")
+    .map(([k, v]) => `${escapeHtml(k)} ${escapeHtml(v)}`).join(" · ");
+  const stateText = Object.entries(info.state).map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" · ");
+  $("selection").innerHTML = `<h2>Model ${escapeHtml(info.model.id)}</h2>
+    <p>Unit <b id="selected-unit-name">${escapeHtml(info.unit.name)}</b> (${escapeHtml(info.unit.player)}) · base ${escapeHtml(info.model.base)} mm
+    at (${info.model.x.toFixed(2)}", ${info.model.y.toFixed(2)}")${info.model.sigma_in ? ` ± ${(2 * info.model.sigma_in).toFixed(2)}"` : ""}</p>
+    <p class="hint">${profile || "no profile"}</p>
+    ${info.unit.keywords.length ? `<p class="hint">${info.unit.keywords.map(escapeHtml).join(", ")}</p>` : ""}
+    ${stateText ? `<p class="hint">State: ${stateText}</p>` : ""}
+    <button id="select-unit" data-unit="${escapeHtml(info.unit.id)}">Select unit (U)</button>
+    <button id="move-start">Move (M)</button> <button id="delete-model">Delete</button>`;
+  $("select-unit").onclick = () => selectUnit(info.unit.id).catch(showError);
+  $("move-start").onclick = () => setMode("move");
+  $("delete-model").onclick = () => deletePicked().catch(showError);
+}
+
+function showThing(kind, id) {
+  if (kind === "terrain") {
+    const t = state.view.terrain.find((x) => x.id === id);
+    $("selection").innerHTML = `<h2>Terrain ${escapeHtml(id)}</h2>
+      <p>Category: <b>${escapeHtml(t.kind)}</b> · ${t.blocks_sight ? "blocks sight" : "does not block sight"} in this game</p>
+      <label>Set category <input id="terrain-kind" value="${escapeHtml(t.kind)}" size="14"></label>
+      <button id="terrain-save">Save</button>`;
+    $("terrain-save").onclick = () => correct({ op: "terrain", terrain: id, kind: $("terrain-kind").value.trim() }).catch(showError);
+  } else if (kind === "objective") {
+    const o = state.view.objectives.find((x) => x.id === id);
+    $("selection").innerHTML = `<h2>Objective ${escapeHtml(id)}</h2>
+      <p>Held by: <b id="objective-holder">${escapeHtml(o.controller || "nobody")}</b></p>
+      ${o.verdict ? rulingHtml({ verdict: o.verdict, reasons: o.reasons }) : ""}`;
+  }
+}
+
+async function measurePicks() {
+  const [a, b] = state.picks;
+  const d = await api(`/api/measure?a=${encodeURIComponent(`${a.kind}:${a.id}`)}&b=${encodeURIComponent(`${b.kind}:${b.id}`)}`);
+  $("measure").hidden = false;
+  $("distance").textContent = d.text;
+  $("distance-detail").textContent = `${a.kind} ${a.id} → ${b.kind} ${b.id}, edge to edge (closest: ${d.closest.join(" – ")})` +
+    (d.vertical_in ? `; vertical gap ${d.vertical_in.toFixed(2)}"` : "");
+}
+
+async function selectUnit(unitId) {
+  const info = await api(`/api/units/${encodeURIComponent(unitId)}`);
+  state.unit = info;
+  const reach = info.reach;
+  const weapons = reach.weapons.map((w) => `${escapeHtml(w.name)} ${w.min_range_in ? `${w.min_range_in}–` : ""}${w.range_in}"`).join(", ");
+  const targets = info.targets.map((t) => {
+    const r = t.ruling;
+    const sight = t.visible === undefined ? "" : `<div class="reasons">Sight: ${t.visible ? `visible (${Math.round(100 * t.visible_fraction)}% of the best-seen model)` : "no line of sight"}${t.blocked_by && t.blocked_by.length ? `; blocked lines cross ${t.blocked_by.map(escapeHtml).join(", ")}` : ""}</div>`;
+    return `<li data-target="${escapeHtml(t.unit)}"><b>${escapeHtml(t.name)}</b> (${escapeHtml(t.player)}) ${r ? rulingHtml(r) : ""}${sight}</li>`;
+  }).join("");
+  $("unit").hidden = false;
+  $("unit").innerHTML = `<h2>Unit ${escapeHtml(info.unit.name)}</h2>
+    <p>Move ${reach.move_in ?? "?"}" · threat ${reach.threat_in ?? "?"}" · weapons: ${weapons || "none"}</p>
+    <p class="hint">Blue line: move range; orange: move + longest weapon. Green sight lines are clear, red dashed are blocked.</p>
+    <h3>Targets</h3><ul class="targets" id="targets">${targets || "<li>No enemy units on the table.</li>"}</ul>`;
+  render(state.view);
+}
+
+async function endRound() {
+  const proposal = await api("/api/round");
+  const score = proposal.score;
+  const vp = score.vp || {};
+  const rows = Object.entries(vp).map(([p, v]) => `<tr><td>${escapeHtml(p)}</td><td class="vp" data-player="${escapeHtml(p)}">${v}</td></tr>`).join("");
+  const evidence = (score.evidence || []).map((e) => `<li>${escapeHtml(e)}</li>`).join("");
+  $("round").hidden = false;
+  $("round").innerHTML = `<h2>End of round ${proposal.round}</h2>
+    ${rows ? `<table class="score" id="score-table"><tr><th>Player</th><th>Points</th></tr>${rows}</table>` : "<p>This game scores no points per round; its state is kept.</p>"}
+    ${score.winner ? `<p>Leading: <b>${escapeHtml(score.winner)}</b></p>` : ""}
+    <h3>Evidence</h3><ul>${evidence || "<li>none</li>"}</ul>
+    ${score.rule ? `<div class="rule">Rule: ${escapeHtml(score.rule)}</div>` : ""}
+    <button id="confirm-round">Confirm round ${proposal.round}</button> <button id="cancel-round">Not yet</button>`;
+  $("confirm-round").onclick = async () => {
+    try {
+      const done = await api("/api/round/confirm", { method: "POST", body: { round: proposal.round } });
+      $("round").innerHTML = `<h2>Round ${done.confirmed} confirmed</h2><p id="round-done">Now playing round ${done.next_round}.</p>`;
+      loadHistory();
+    } catch (error) { showError(error); }
+  };
+  $("cancel-round").onclick = () => { $("round").hidden = true; };
+}
+
+async function loadHistory() {
+  const [rounds, snapshots] = await Promise.all([api("/api/rounds"), api("/api/snapshots")]);
+  $("rounds-list").innerHTML = rounds.length
+    ? `<table class="score"><tr><th>Round</th><th>Points</th></tr>${rounds.map((r) => `<tr><td>${r.round}</td><td>${escapeHtml(JSON.stringify(r.score.vp || {}))}</td></tr>`).join("")}</table>`
+    : "<p class='hint'>No round confirmed yet.</p>";
+  const list = $("snapshot-list");
+  list.replaceChildren(...snapshots.slice(-20).reverse().map((s) => {
+    const li = document.createElement("li");
+    li.innerHTML = `<img alt="" loading="lazy" src="/api/snapshots/${s.id}/thumbnail.png"> round ${s.round}: ${escapeHtml(s.reason)} <button data-snapshot="${s.id}">Open</button>`;
+    li.querySelector("button").onclick = () => openSnapshot(s.id).catch(showError);
+    return li;
+  }));
+}
+
+async function openSnapshot(id) {
+  const snap = await api(`/api/snapshots/${id}`);
+  const rulings = snap.rulings.filter((r) => r.verdict).map((r) => `<li>${escapeHtml(r.question)} ${verdictBadge(r.verdict)}</li>`).join("");
+  $("snapshot-view").innerHTML = `<h3>Snapshot ${id} (round ${snap.round}, ${escapeHtml(snap.reason)})</h3>
+    <img alt="snapshot ${id}" src="/api/snapshots/${id}/thumbnail.png" style="width:100%">
+    <ul>${rulings}</ul>`;
+}
+
+// ---------- clicking on the table ----------
+function tablePoint(event) {
+  const svg = $("table");
+  const point = svg.createSVGPoint();
+  point.x = event.clientX; point.y = event.clientY;
+  const p = point.matrixTransform(svg.getScreenCTM().inverse());
+  return { x: p.x, y: p.y };
+}
+
+async function correct(correction) {
+  const done = await api("/api/corrections", { method: "POST", body: { correction } });
+  showError(null);
+  return done;
+}
+
+async function deletePicked() {
+  const pick = state.picks[state.picks.length - 1];
+  if (!pick || pick.kind !== "model") throw new Error("select a model first");
+  await correct({ op: "delete", model: pick.id });
+  state.picks = [];
+  $("selection").innerHTML = `<p class="hint">Deleted ${escapeHtml(pick.id)}.</p>`;
+}
+
+function setMode(mode) {
+  state.mode = mode;
+  const hints = {
+    normal: "Click a model to see it; click a second piece to measure. Keys: Esc clear · U unit · M move · Del delete · L lasso · E end round",
+    move: "Click the model's true position on the table (Esc to cancel).",
+    add: "Click where the new model stands (Esc to cancel).",
+    lasso: "Drag round the models to assign (Esc to cancel).",
+  };
+  $("mode-hint").textContent = hints[mode];
+}
+
+async function onTableClick(event) {
+  const target = event.target.closest("[data-kind]");
+  const point = tablePoint(event);
+  if (state.mode === "move") {
+    const pick = state.picks[state.picks.length - 1];
+    setMode("normal");
+    if (pick && pick.kind === "model") await correct({ op: "move", model: pick.id, x: +point.x.toFixed(3), y: +point.y.toFixed(3) });
+    return;
+  }
+  if (state.mode === "add") {
+    setMode("normal");
+    const id = `added-${Date.now().toString(36)}`;
+    await correct({ op: "add", model: { id, unit: $("add-unit").value, base: $("add-base").value, x: +point.x.toFixed(3), y: +point.y.toFixed(3) } });
+    return;
+  }
+  if (!target) { clearSelection(); return; }
+  const pick = { kind: target.dataset.kind, id: target.dataset.id };
+  if (state.picks.length === 1 && !(state.picks[0].kind === pick.kind && state.picks[0].id === pick.id)) {
+    state.picks.push(pick);
+    await measurePicks();
+  } else {
+    state.picks = [pick];
+    $("measure").hidden = true;
+  }
+  if (pick.kind === "model") await showModel(pick.id); else showThing(pick.kind, pick.id);
+  if (state.picks.length === 2) state.picks = [pick];  // the next click measures from here
+  render(state.view);
+}
+
+function clearSelection() {
+  state.picks = []; state.unit = null; state.lassoed = [];
+  $("selection").innerHTML = "<p class='hint'>Nothing selected.</p>";
+  $("measure").hidden = true; $("unit").hidden = true;
+  setMode("normal");
+  if (state.view) render(state.view);
+}
+
+function insidePolygon(p, poly) {
+  let inside = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const a = poly[i], b = poly[j];
+    if ((a.y > p.y) !== (b.y > p.y) && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+  }
+  return inside;
+}
+
+function setupLasso() {
+  const svg = $("table");
+  svg.addEventListener("pointerdown", (event) => {
+    if (state.mode !== "lasso") return;
+    state.lasso = [tablePoint(event)];
+    svg.setPointerCapture(event.pointerId);
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (state.mode !== "lasso" || !state.lasso.length) return;
+    state.lasso.push(tablePoint(event));
+    render(state.view);
+  });
+  svg.addEventListener("pointerup", () => {
+    if (state.mode !== "lasso" || !state.lasso.length) return;
+    state.lassoed = state.view.models.filter((m) => insidePolygon(m, state.lasso)).map((m) => m.id);
+    state.lasso = [];
+    setMode("normal");
+    $("lasso-count").textContent = state.lassoed.length;
+    $("assign-apply").disabled = state.lassoed.length === 0;
+    state.suppressClick = true;
+    render(state.view);
+  });
+}
+
+// ---------- start ----------
+async function loadSetup() {
+  const games = await api("/api/games");
+  $("setup-game").replaceChildren(...games.games.map((g) => new Option(g.name, g.id, false, g.id === games.current.game)));
+  const refreshScenarios = () => {
+    const list = games.scenarios[$("setup-game").value] || [];
+    $("setup-scenario").replaceChildren(new Option("(none)", ""), ...list.map((s) => new Option(s, s)));
+  };
+  $("setup-game").onchange = refreshScenarios;
+  refreshScenarios();
+}
+
+async function showJoinCode() {
+  try {
+    const info = await api("/api/join-code");
+    if (info.lan) { $("join-code").hidden = false; $("join-code").textContent = `Join code: ${info.code}`; }
+  } catch (_) { /* not the host */ }
+}
+
+function showJoin() { $("join").hidden = false; }
+
+function wire() {
+  $("table").addEventListener("click", (event) => {
+    if (state.suppressClick) { state.suppressClick = false; return; }
+    onTableClick(event).catch(showError);
+  });
+  setupLasso();
+  $("end-round").onclick = () => endRound().catch(showError);
+  $("lasso-start").onclick = () => setMode("lasso");
+  $("add-start").onclick = () => setMode("add");
+  $("assign-apply").onclick = async () => {
+    try {
+      await api("/api/assign", { method: "POST", body: { unit: $("assign-unit").value, models: state.lassoed } });
+      state.lassoed = []; $("assign-apply").disabled = true; $("lasso-count").textContent = "0";
+    } catch (error) { showError(error); }
+  };
+  $("roster-import").onclick = async () => {
+    try {
+      await api("/api/roster", { method: "POST", body: { format: $("roster-format").value, text: $("roster-text").value } });
+      showError(null);
+    } catch (error) { showError(error); }
+  };
+  $("setup-apply").onclick = async () => {
+    try {
+      const scenario = $("setup-scenario").value || null;
+      await api("/api/setup", { method: "POST", body: { game: $("setup-game").value, scenario } });
+      clearSelection(); loadHistory();
+    } catch (error) { showError(error); }
+  };
+  $("join-button").onclick = async () => {
+    try {
+      await api("/api/join", { method: "POST", body: { code: $("join-input").value.trim() } });
+      $("join").hidden = true; start();
+    } catch (error) { $("join-error").textContent = error.message; }
+  };
+  $("history").addEventListener("toggle", () => { if ($("history").open) loadHistory().catch(showError); });
+  document.addEventListener("keydown", (event) => {
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
+    const pick = state.picks[state.picks.length - 1];
+    if (event.key === "Escape") clearSelection();
+    else if (event.key === "e" || event.key === "E") endRound().catch(showError);
+    else if ((event.key === "u" || event.key === "U") && pick && pick.kind === "model") {
+      const m = state.view.models.find((x) => x.id === pick.id);
+      if (m) selectUnit(m.unit).catch(showError);
+    } else if ((event.key === "m" || event.key === "M") && pick && pick.kind === "model") setMode("move");
+    else if (event.key === "Delete" || event.key === "Backspace") deletePicked().catch(showError);
+    else if (event.key === "l" || event.key === "L") setMode("lasso");
+  });
+}
+
+async function start() {
+  try {
+    render(await api("/api/view"));
+    connect();
+    loadSetup();
+    showJoinCode();
+  } catch (error) { showError(error); }
+}
+
+wire();
+start();

@@ -16,9 +16,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 demo: $(VENV)/.installed
-	$(BIN)/tablesight check
+	$(BIN)/tablesight serve
 
 test: $(VENV)/.installed
+	sh scripts/ensure_chromium.sh
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed

@@ -310,7 +310,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     db.parent.mkdir(parents=True, exist_ok=True)
     start = Scene.load(args.scene).to_dict() if args.scene else None  # a bad scene fails here, clearly
     guard = GuardConfig(lan=args.lan)
-    config = ServerConfig(str(db), tick_s=args.tick, guard=guard, feed_factory=lambda: SampleFeed(start))
+    config = ServerConfig(str(db), tick_s=args.tick, guard=guard, feed_factory=lambda: SampleFeed(start, args.motion))
     host = "0.0.0.0" if args.lan else "127.0.0.1"
     print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
     if args.lan:
@@ -467,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--db", default="~/.tablesight/games.sqlite", help="where the game is kept (SQLite)")
     sv.add_argument("--tick", type=float, default=1.0, help="seconds between table updates")
     sv.add_argument("--scene", default=None, help="play this scene file instead of the bundled sample")
+    sv.add_argument("--motion", type=float, default=0.6, help="how far (inches) the sample game's units drift")
     sv.set_defaults(run=cmd_serve)
 
     schema = add("schema", "print the scene JSON Schema")

@@ -143,7 +143,7 @@ class GameSession:
         players = {p.id: p for p in scene.players}
         fp = scene.footprints()
         models = []
-        corrected = {c.get("model") for c in self.corrections if c.get("op") in ("move", "add")}
+        corrected = {c.get("model") for c in self.corrections if c.get("op") == "move"}
         corrected |= {c["model"]["id"] for c in self.corrections if c.get("op") == "add"}
         for k, m in enumerate(scene.models):
             player = scene.player_of(m)
@@ -401,9 +401,14 @@ class GameSession:
             "game": {"id": game.id, "game": game.game, "scenario": game.scenario, "round": game.round},
             "rounds": self.store.rounds(self.game_id),
             "corrections": self.store.corrections(self.game_id),
-            "snapshots": [self.store.snapshot(self.game_id, s["id"]) for s in self.store.snapshots(self.game_id)],
+            "snapshots": [self._exported(s["id"]) for s in self.store.snapshots(self.game_id)],
             "current_scene": self.scene.to_dict(),
         }
+
+    def _exported(self, snapshot_id: int) -> dict[str, Any]:
+        found = self.store.snapshot(self.game_id, snapshot_id) or {}
+        found.pop("thumbnail", None)  # served apart, as PNG
+        return {**found, "thumbnail": f"/api/snapshots/{snapshot_id}/thumbnail.png"}
 
     def score_sheet_csv(self) -> str:
         rounds = self.store.rounds(self.game_id)

@@ -1,0 +1,378 @@
+"""Every endpoint of the referee page's API, with good and bad input.
+
+Bad input must get a 4xx with a message that names the problem, and leave the
+kept game exactly as it was (checked by comparing the export before and after).
+The sample game is played still (amplitude 0) so positions are known.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from web.app import ServerConfig, create_app
+from web.feeds import SampleFeed
+from web.guard import GuardConfig
+
+
+def make_client(tmp_path: Path, **guard: Any) -> TestClient:
+    config = ServerConfig(
+        str(tmp_path / "game.sqlite"),
+        tick_s=0.05,
+        guard=GuardConfig(**guard),
+        feed_factory=lambda: SampleFeed(amplitude_in=0.0),
+    )
+    return TestClient(create_app(config), client=("127.0.0.1", 50000))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with make_client(tmp_path) as c:
+        yield c
+
+
+def kept(client: TestClient) -> dict[str, Any]:
+    """What the store holds, less what changes by itself (snapshots taken as the table is seen)."""
+    data = client.get("/api/export.json").json()
+    return {"game": data["game"], "rounds": data["rounds"], "corrections": data["corrections"]}
+
+
+def model(view: dict[str, Any], model_id: str) -> dict[str, Any]:
+    return next(m for m in view["models"] if m["id"] == model_id)
+
+
+# ---- reading the table ------------------------------------------------------------------------
+
+
+def test_page_and_static_files_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="table"' in page.text
+    assert "renderViewOrSo" not in page.text
+    assert client.get("/static/app.js").headers["content-type"].startswith("application/javascript")
+    assert client.get("/static/style.css").status_code == 200
+
+
+@pytest.mark.parametrize("name", ["../app.py", "..%2Fapp.py", "index.html", "%2e%2e%2fstore.py", "app.js.bak"])
+def test_no_path_from_a_request_reaches_the_file_system(client: TestClient, name: str) -> None:
+    response = client.get(f"/static/{name}")
+    assert response.status_code == 404
+    assert "def " not in response.text
+
+
+def test_view_draws_the_sample_game(client: TestClient) -> None:
+    view = client.get("/api/view").json()
+    assert view["game"] == "focal-point" and view["round"] == 2  # the sample scene is in round 2
+    assert {m["id"] for m in view["models"]} == {"w1", "w2", "w3", "l1", "l2", "k1", "k2", "k3", "c1"}
+    w1 = model(view, "w1")
+    assert w1["player"] == "red" and w1["x"] == pytest.approx(4.0) and w1["rx"] == pytest.approx(16 / 25.4)
+    c1 = model(view, "c1")  # a 90x52 mm oval turned 90 degrees
+    assert (c1["rx"], c1["ry"], c1["facing_deg"]) == (pytest.approx(45 / 25.4), pytest.approx(26 / 25.4), 90)
+    units = {u["id"]: u for u in view["units"]}
+    assert set(units["wardens"]["models"]) == {"w1", "w2", "w3"}
+    # Core Concepts > Coherency (within 2"): w2-w3 are 2.02" apart, measured to +/-0.03": too close to call.
+    assert units["wardens"]["coherency"] == "too_close"
+    objectives = {o["id"]: o for o in view["objectives"]}
+    # Focal Point > Objectives: the south marker was claimed by blue and nobody contests it.
+    assert objectives["south"]["controller"] == "blue"
+    assert {t["id"]: t["blocks_sight"] for t in view["terrain"]} == {"ruin": True, "thicket": False, "wall": False}
+    assert view["camera"]["source"] == "sample game"
+
+
+def test_model_unit_and_measure(client: TestClient) -> None:
+    info = client.get("/api/models/l1").json()
+    assert info["unit"]["name"] == "Ember Lancers" and info["profile"]["move"] == 7
+    d = client.get("/api/measure", params={"a": "model:w1", "b": "model:w2"}).json()
+    # w1 (4, 4) and w2 (6.5, 4) on 32 mm bases: 2.5" centre to centre less two 16 mm radii.
+    assert d["distance_in"] == pytest.approx(2.5 - 32 / 25.4, abs=1e-6)
+    assert d["sigma_in"] > 0 and "±" in d["text"]
+    unit = client.get("/api/units/lancers").json()
+    assert unit["reach"]["move_in"] == 7 and unit["reach"]["threat_in"] == 17  # Ranged(10) + move 7
+    targets = {t["unit"]: t for t in unit["targets"]}
+    assert set(targets) == {"knives", "colossus"}
+    # Focal Point > Combat > 1. Check Range / Ranged(X): k1 is 8.84" from l1, within Ranged(10), in sight.
+    assert targets["knives"]["ruling"]["verdict"] == "yes" and targets["knives"]["visible"] is True
+    assert all(line["visible"] in (True, False) for line in targets["knives"]["lines"])
+    assert len(targets["knives"]["lines"]) == 2 * 3  # every lancer to every knife
+    assert "move" in unit["ranges"] and "threat" in unit["ranges"]
+
+
+def test_sight_lines_name_the_blocking_terrain(client: TestClient) -> None:
+    # The ruin (9..12, 6..8.5) stands between the wardens and the knives.
+    unit = client.get("/api/units/wardens").json()
+    knives = next(t for t in unit["targets"] if t["unit"] == "knives")
+    blocked = [line for line in knives["lines"] if not line["visible"]]
+    assert blocked and all("ruin" in line["blocked_by"] for line in blocked)
+
+
+def test_ask_answers_a_named_question(client: TestClient) -> None:
+    ruling = client.post("/api/ask", json={"question": "coherent", "args": ["knives"]}).json()
+    assert ruling["verdict"] in ("yes", "no", "too_close") and ruling["rule"]
+    assert ruling["measurements"] and "threshold_in" in ruling["measurements"][0]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "says"),
+    [
+        ("get", "/api/models/nobody", None, 404, "nobody"),
+        ("get", "/api/units/nobody", None, 404, "nobody"),
+        ("get", "/api/models/a b", None, 422, "model_id"),
+        ("get", "/api/measure?a=w1&b=ghost", None, 404, "ghost"),
+        ("get", "/api/measure?a=w1", None, 422, "b"),
+        ("get", "/api/snapshots/999", None, 404, "999"),
+        ("get", "/api/snapshots/abc", None, 422, "snapshot_id"),
+        ("get", "/api/snapshots/999/thumbnail.png", None, 404, "999"),
+        ("post", "/api/ask", {"question": "teleport", "args": []}, 400, "teleport"),
+        ("post", "/api/ask", {"question": "coherent", "args": ["ghosts"]}, 400, "ghosts"),
+        ("post", "/api/ask", {"question": "coherent", "args": "knives"}, 422, "args"),
+        ("post", "/api/corrections", {"correction": {"op": "move", "model": "w1", "x": "far", "y": 1}}, 422, "x"),
+        ("post", "/api/corrections", {"correction": {"op": "move", "model": "zz", "x": 1, "y": 1}}, 400, "zz"),
+        ("post", "/api/corrections", {"correction": {"op": "move", "model": "w1", "x": 99, "y": 1}}, 400, "off the"),
+        ("post", "/api/corrections", {"correction": {"op": "teleport", "model": "w1"}}, 422, "op"),
+        ("post", "/api/corrections", {"correction": {"op": "delete", "model": "w1"}, "sneaky": 1}, 422, "sneaky"),
+        (
+            "post",
+            "/api/corrections",
+            {"correction": {"op": "add", "model": {"id": "n1", "unit": "nobody", "base": "32", "x": 5, "y": 5}}},
+            400,
+            "nobody",
+        ),
+        (
+            "post",
+            "/api/corrections",
+            {"correction": {"op": "add", "model": {"id": "n1", "unit": "wardens", "base": "33", "x": 5, "y": 5}}},
+            400,
+            "33",
+        ),
+        (
+            "post",
+            "/api/corrections",
+            {"correction": {"op": "terrain", "terrain": "moon", "kind": "ruins"}},
+            400,
+            "moon",
+        ),
+        ("post", "/api/assign", {"unit": "nobody", "models": ["w1"]}, 404, "nobody"),
+        ("post", "/api/assign", {"unit": "wardens", "models": ["ghost"]}, 404, "ghost"),
+        ("post", "/api/assign", {"unit": "wardens", "models": []}, 422, "models"),
+        ("post", "/api/setup", {"game": "chess"}, 400, "chess"),
+        ("post", "/api/setup", {"game": "focal-point", "scenario": "war-of-control"}, 400, "scenario"),
+        ("post", "/api/round/confirm", {"round": 7}, 409, "round 7"),
+        ("post", "/api/round/confirm", {"round": "two"}, 422, "round"),
+        ("post", "/api/roster", {"format": "xml", "text": "<army/>"}, 422, "format"),
+        ("post", "/api/roster", {"format": "yaml", "text": "units: [unclosed"}, 400, "not valid YAML"),
+        ("post", "/api/roster", {"format": "json", "text": '{"format": "tablesight-roster/1"}'}, 400, "player"),
+        ("post", "/api/join", {"code": 123456}, 422, "code"),
+    ],
+)
+def test_bad_input_is_refused_clearly_and_changes_nothing(
+    client: TestClient, method: str, path: str, body: Any, status: int, says: str
+) -> None:
+    before = kept(client)
+    response = client.request(method, path, json=body)
+    assert response.status_code == status, response.text
+    assert says in response.json()["error"]
+    assert kept(client) == before
+
+
+def test_malformed_json_body_is_refused(client: TestClient) -> None:
+    before = kept(client)
+    response = client.post("/api/corrections", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 422 and "JSON" in response.json()["error"]
+    assert kept(client) == before
+
+
+# ---- corrections -------------------------------------------------------------------------------
+
+
+def test_corrections_are_kept_and_survive_new_frames(client: TestClient) -> None:
+    done = client.post("/api/corrections", json={"correction": {"op": "move", "model": "k3", "x": 18.0, "y": 11.0}})
+    assert done.status_code == 200
+    client.post("/api/corrections", json={"correction": {"op": "delete", "model": "w3"}})
+    client.post(
+        "/api/corrections",
+        json={"correction": {"op": "add", "model": {"id": "w4", "unit": "wardens", "base": "32", "x": 9, "y": 4}}},
+    )
+    client.post("/api/corrections", json={"correction": {"op": "terrain", "terrain": "thicket", "kind": "blocking"}})
+    version = client.get("/api/view").json()["version"]
+    session = client.app.state.session  # type: ignore[attr-defined]
+    for _ in range(3):  # new frames from the feed: the corrections are replayed on each
+        session.set_base(*session_feed_frame())
+    view = client.get("/api/view").json()
+    assert view["version"] > version
+    ids = {m["id"] for m in view["models"]}
+    assert "w3" not in ids and "w4" in ids
+    k3 = model(view, "k3")
+    assert (k3["x"], k3["y"], k3["corrected"], k3["sigma_in"]) == (18.0, 11.0, True, 0.0)
+    assert next(t for t in view["terrain"] if t["id"] == "thicket")["blocks_sight"] is True
+    assert [c["op"] for c in client.get("/api/corrections").json()] == ["move", "delete", "add", "terrain"]
+
+
+def session_feed_frame() -> tuple[dict[str, Any], Any]:
+    return SampleFeed(amplitude_in=0.0).next()
+
+
+def test_a_correction_to_a_piece_gone_from_the_frame_is_reported_not_fatal(client: TestClient) -> None:
+    client.post("/api/corrections", json={"correction": {"op": "move", "model": "k3", "x": 18.0, "y": 11.0}})
+    session = client.app.state.session  # type: ignore[attr-defined]
+    frame, status = session_feed_frame()
+    frame["models"] = [m for m in frame["models"] if m["id"] != "k3"]  # the camera lost k3
+    session.set_base(frame, status)
+    view = client.get("/api/view").json()
+    assert "k3" not in {m["id"] for m in view["models"]}
+    assert any("k3" in p for p in view["problems"])
+
+
+def test_a_broken_frame_keeps_the_last_good_table(client: TestClient) -> None:
+    session = client.app.state.session  # type: ignore[attr-defined]
+    good = client.get("/api/view").json()
+    frame, status = session_feed_frame()
+    frame["models"][0]["base"] = "33"
+    session.set_base(frame, status)
+    view = client.get("/api/view").json()
+    assert [m["x"] for m in view["models"]] == [m["x"] for m in good["models"]]
+    assert any("frame not used" in p and "33" in p for p in view["problems"])
+
+
+ROSTER_YAML = """
+format: tablesight-roster/1
+game: focal-point
+player: {id: green, name: Green, color: "#2a2"}
+units:
+  - id: sentinels
+    name: Moss Sentinels
+    profile: {type: Toll, move: 5, attack: 3, hit: 4, defense: 4, hp: 6, resolve: 3}
+    keywords: ["Ranged(8)"]
+    models: 2
+"""
+
+
+def test_roster_import_and_lasso_assignment(client: TestClient) -> None:
+    assert client.post("/api/roster", json={"format": "yaml", "text": ROSTER_YAML}).status_code == 200
+    view = client.get("/api/view").json()
+    assert "sentinels" in {u["id"] for u in view["units"]} and "green" in {p["id"] for p in view["players"]}
+    assert client.post("/api/assign", json={"unit": "sentinels", "models": ["k1", "k2"]}).status_code == 200
+    view = client.get("/api/view").json()
+    assert model(view, "k1")["player"] == "green" and model(view, "k1")["unit"] == "sentinels"
+    unit = client.get("/api/units/sentinels").json()
+    assert unit["reach"]["weapons"][0] == {"name": "ranged", "range_in": 8.0, "min_range_in": 0.0}
+
+
+def test_roster_for_another_game_is_refused(client: TestClient) -> None:
+    text = json.dumps(
+        {
+            "format": "tablesight-roster/1",
+            "game": "onefinity",
+            "player": {"id": "x"},
+            "units": [{"id": "a", "name": "A"}],
+        }
+    )
+    response = client.post("/api/roster", json={"format": "json", "text": text})
+    assert response.status_code == 400 and "onefinity" in response.json()["error"]
+
+
+def test_setup_starts_a_new_game_of_the_chosen_system(client: TestClient) -> None:
+    games = client.get("/api/games").json()
+    assert {g["id"] for g in games["games"]} >= {"focal-point", "grinding-annihilation"}
+    assert "war-of-control" in games["scenarios"]["grinding-annihilation"]
+    first = client.get("/api/view").json()["game_id"]
+    out = client.post("/api/setup", json={"game": "miniature-skirmish"}).json()
+    view = client.get("/api/view").json()
+    assert out["game_id"] != first and view["game"] == "miniature-skirmish" and view["round"] == 1
+
+
+# ---- rounds and the kept game --------------------------------------------------------------------
+
+
+def test_end_round_scores_confirms_and_exports(client: TestClient) -> None:
+    proposal = client.get("/api/round").json()
+    # Focal Point > Winning the Game: "Control an objective | 2 VP". Red claimed north, blue holds south.
+    assert proposal["round"] == 2
+    assert proposal["score"]["vp"] == {"red": 2, "blue": 2}
+    assert any("north" in e for e in proposal["score"]["evidence"])
+    done = client.post("/api/round/confirm", json={"round": 2}).json()
+    assert done == {"confirmed": 2, "next_round": 3, "score": proposal["score"]}
+    again = client.post("/api/round/confirm", json={"round": 2})
+    assert again.status_code == 409
+    assert client.get("/api/view").json()["round"] == 3
+    rounds = client.get("/api/rounds").json()
+    assert [r["round"] for r in rounds] == [2] and rounds[0]["snapshot_id"]
+    sheet = list(csv.reader(io.StringIO(client.get("/api/scores.csv").text)))
+    assert sheet[0][:3] == ["round", "red", "blue"] and sheet[1][:3] == ["2", "2", "2"]
+    exported = client.get("/api/export.json")
+    assert "attachment" in exported.headers["content-disposition"]
+    data = exported.json()
+    assert data["format"] == "tablesight-game/1" and data["rounds"][0]["score"]["vp"] == {"red": 2, "blue": 2}
+    snapshots = client.get("/api/snapshots").json()
+    reasons = [s["reason"] for s in snapshots]
+    assert "end of round 2" in reasons
+    snap_id = snapshots[reasons.index("end of round 2")]["id"]
+    snap = client.get(f"/api/snapshots/{snap_id}").json()
+    assert snap["round"] == 2 and snap["scene"]["format"] == "tablesight-scene/1"
+    assert any(r.get("question", "").startswith("Who controls") for r in snap["rulings"])
+    png = client.get(f"/api/snapshots/{snap_id}/thumbnail.png")
+    assert png.headers["content-type"] == "image/png" and png.content[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_websocket_pushes_the_view_and_its_updates(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as ws:
+        first = ws.receive_json()
+        assert first["type"] == "view" and first["sent_at"] > 0
+        client.post("/api/corrections", json={"correction": {"op": "move", "model": "w1", "x": 3.0, "y": 3.0}})
+        for _ in range(20):
+            message = ws.receive_json()
+            if model(message["view"], "w1")["x"] == 3.0:
+                break
+        else:
+            pytest.fail("the correction never reached the WebSocket client")
+        assert message["view"]["version"] > first["view"]["version"]
+
+
+# ---- the guard: size, rate, LAN join code ---------------------------------------------------------------
+
+
+def test_huge_upload_is_refused_before_it_is_read(client: TestClient) -> None:
+    before = kept(client)
+    huge = "x" * 2_000_000
+    response = client.post("/api/roster", json={"format": "yaml", "text": huge})
+    assert response.status_code == 413 and "limit" in response.json()["error"]
+    assert kept(client) == before
+
+
+def test_too_many_requests_get_429(tmp_path: Path) -> None:
+    with make_client(tmp_path, requests_per_s=1.0, burst=5) as c:
+        codes = [c.get("/api/view").status_code for _ in range(12)]
+    assert codes[:5] == [200] * 5 and 429 in codes[5:]
+
+
+def test_lan_phones_need_the_join_code(tmp_path: Path) -> None:
+    with make_client(tmp_path, lan=True, join_code="424242") as host:
+        assert host.get("/api/join-code").json() == {"lan": True, "code": "424242"}
+        phone = TestClient(host.app, client=("192.168.1.23", 40000))
+        assert phone.get("/").status_code == 200  # the page itself, with its join form
+        assert phone.get("/api/view").status_code == 403
+        assert phone.get("/api/join-code").status_code == 404  # never shown to a phone
+        assert phone.post("/api/join", json={"code": "000000"}).status_code == 403
+        assert phone.get("/api/view").status_code == 403
+        assert phone.post("/api/join", json={"code": "424242"}).status_code == 200
+        assert phone.get("/api/view").status_code == 200
+
+
+def test_without_lan_the_server_listens_on_loopback_only() -> None:
+    from tablesight.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.lan is False  # cmd_serve binds 127.0.0.1 unless --lan
+
+
+def test_roster_schema_is_valid_json_schema() -> None:
+    import jsonschema
+
+    from web.rosters import roster_schema
+
+    jsonschema.Draft202012Validator.check_schema(roster_schema())

@@ -1,0 +1,113 @@
+"""The referee page in a real browser: Playwright driving Debian's chromium against a real server.
+
+Needs ``chromium`` on the PATH (Debian's package; ``make test`` installs it
+where it can). The sample game is played still (``--motion 0``) so the
+numbers read off the page are known.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.web.server import Server
+
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = Server(tmp_path_factory.mktemp("browser") / "game.sqlite", "--motion", "0", "--tick", "0.5")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    chromium = shutil.which("chromium")
+    assert chromium, "the page tests need Debian's chromium: apt-get install chromium chromium-driver"
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium, args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+def open_page(browser: Browser, server: Server, **context: Any) -> tuple[Page, list[str]]:
+    page = browser.new_page(**context)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.url)
+    page.wait_for_selector("ellipse[data-id=w1]")
+    return page, errors
+
+
+def test_click_two_models_and_read_the_distance(browser: Browser, server: Server) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    page.click("ellipse[data-id=w1]")
+    page.wait_for_selector("#select-unit")
+    assert "Blade Wardens" in page.inner_text("#selection")
+    page.click("ellipse[data-id=w2]")
+    page.wait_for_function("document.querySelector('#distance').textContent.length > 0")
+    # w1 (4, 4) and w2 (6.5, 4) on 32 mm bases: 2.5 - 1.26 = 1.24", sigma 0.02" each -> +/-0.06" at 2 sigma.
+    assert page.inner_text("#distance") == '1.24" ± 0.06" (2σ)'
+    assert errors == []
+
+
+def test_select_a_unit_and_read_its_targets(browser: Browser, server: Server, tmp_path: Path) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    page.click("ellipse[data-id=l1]")
+    page.click("#select-unit")
+    page.wait_for_selector("#targets li[data-target=knives]")
+    knives = page.inner_text("#targets li[data-target=knives]")
+    # Focal Point > Combat > 1. Check Range; Keywords > Ranged(X): the lancers' Ranged(10) reaches the knives.
+    assert "Glass Knives" in knives and "YES" in knives.upper() and "Ranged(10)" in knives
+    assert "Rule:" in knives
+    assert page.locator("line.sight.visible").count() > 0
+    assert page.locator("polygon.range.threat").count() >= 1
+    page.screenshot(path=str(tmp_path / "unit.png"))
+    assert errors == []
+
+
+def test_blocked_sight_lines_are_drawn_and_named(browser: Browser, server: Server) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    page.click("ellipse[data-id=w1]")
+    page.click("#select-unit")
+    page.wait_for_selector("#targets li[data-target=knives]")
+    assert page.locator("line.sight.blocked").count() > 0
+    assert "ruin" in page.inner_text("#targets li[data-target=knives]")
+    assert errors == []
+
+
+def test_end_a_round_and_read_the_score(browser: Browser, server: Server) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    round_before = int(page.inner_text("#round-no"))
+    page.keyboard.press("e")  # the keyboard shortcut for End round
+    page.wait_for_selector("#score-table")
+    # Focal Point > Winning the Game: 2 VP per objective controlled; red holds north, blue holds south.
+    assert page.inner_text("td.vp[data-player=red]") == "2"
+    assert page.inner_text("td.vp[data-player=blue]") == "2"
+    assert "controls objective north" in page.inner_text("#round")
+    page.click("#confirm-round")
+    page.wait_for_selector("#round-done")
+    assert f"round {round_before + 1}" in page.inner_text("#round-done")
+    page.wait_for_function(f"document.querySelector('#round-no').textContent === '{round_before + 1}'")
+    assert errors == []
+
+
+def test_the_page_fits_a_phone(browser: Browser, server: Server, tmp_path: Path) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    board = page.locator("#board").bounding_box()
+    panel = page.locator("#panel").bounding_box()
+    assert board and panel
+    assert board["width"] <= 390 and panel["y"] >= board["y"] + board["height"] - 1  # panel below the table
+    page.tap("ellipse[data-id=k1]")
+    page.wait_for_selector("#select-unit")
+    assert re.search(r"Glass Knives", page.inner_text("#selection"))
+    page.screenshot(path=str(tmp_path / "phone.png"))
+    assert errors == []

@@ -1,0 +1,41 @@
+"""kill -9 the server in the middle of a round: everything the players confirmed is there after a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.web.server import Server
+
+
+def test_kill_9_mid_round_loses_nothing_confirmed(tmp_path: Path) -> None:
+    db = tmp_path / "game.sqlite"
+    server = Server(db, "--tick", "0.1")
+    try:
+        game_id = server.get("/api/view")["game_id"]
+        server.post("/api/corrections", {"correction": {"op": "move", "model": "k3", "x": 18.5, "y": 11.0}})
+        server.post("/api/corrections", {"correction": {"op": "terrain", "terrain": "thicket", "kind": "blocking"}})
+        score = server.post("/api/round/confirm", {"round": 2})["score"]
+        server.post("/api/corrections", {"correction": {"op": "delete", "model": "w3"}})  # round 3 under way
+        snapshots_before = server.get("/api/snapshots")
+    finally:
+        server.kill_9()  # no shutdown handler runs
+    assert server.process.returncode == -9
+
+    again = Server(db, "--tick", "0.1")
+    try:
+        view = again.get("/api/view")
+        assert view["game_id"] == game_id and view["round"] == 3
+        ids = {m["id"] for m in view["models"]}
+        assert "w3" not in ids
+        k3 = next(m for m in view["models"] if m["id"] == "k3")
+        assert (k3["x"], k3["y"]) == (18.5, 11.0)
+        assert next(t for t in view["terrain"] if t["id"] == "thicket")["kind"] == "blocking"
+        rounds = again.get("/api/rounds")
+        assert [r["round"] for r in rounds] == [2] and rounds[0]["score"] == score
+        assert [c["op"] for c in again.get("/api/corrections")] == ["move", "terrain", "delete"]
+        kept = {s["id"] for s in again.get("/api/snapshots")}
+        assert {s["id"] for s in snapshots_before} <= kept
+        # The game goes on: round 3 can be confirmed after the restart.
+        assert again.post("/api/round/confirm", {"round": 3})["next_round"] == 4
+    finally:
+        again.stop()

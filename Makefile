@@ -34,6 +34,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_rules.py
 	$(BIN)/python benchmarks/bench_calibration.py
 	$(BIN)/python benchmarks/bench_live.py
+	$(BIN)/python benchmarks/bench_web.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -137,8 +137,10 @@ class Hub:
             queue.put_nowait(text)
 
 
-def _message(view: dict[str, Any]) -> str:
-    return json.dumps({"type": "view", "sent_at": time.time(), "view": view})
+def _message(view: dict[str, Any], frame_at: float | None = None) -> str:
+    """``frame_at``: when the frame behind this view was read; ``sent_at``: when the update left."""
+    now = time.time()
+    return json.dumps({"type": "view", "frame_at": frame_at or now, "sent_at": now, "view": view})
 
 
 def create_app(config: ServerConfig) -> FastAPI:
@@ -152,6 +154,7 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     async def ticker() -> None:
         while True:
+            frame_at = time.time()
             try:
                 scene, camera = await asyncio.to_thread(feed.next)
                 if scene is not None:
@@ -161,7 +164,7 @@ def create_app(config: ServerConfig) -> FastAPI:
             view = session.view()
             if view["version"] != hub.sent_version:
                 hub.sent_version = view["version"]
-                hub.publish(_message(view))
+                hub.publish(_message(view, frame_at))
             changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), timeout=config.tick_s)

@@ -105,13 +105,17 @@ function render(view) {
       "data-kind": "terrain", "data-id": t.id,
     }, svg);
     el("title", {}, poly).textContent = `${t.id} (${t.kind})`;
+    const cx = t.polygon.reduce((sum, p) => sum + p[0], 0) / t.polygon.length;
+    const cy = t.polygon.reduce((sum, p) => sum + p[1], 0) / t.polygon.length;
+    el("text", { x: cx, y: cy, "text-anchor": "middle", class: "label terrain-label" }, svg).textContent = `${t.id} · ${t.kind}`;
   }
   const ranges = el("g", { id: "ranges" }, svg);
   for (const o of view.objectives) {
     el("circle", { cx: o.x, cy: o.y, r: o.r_in, class: "objective", "data-kind": "objective", "data-id": o.id }, svg);
     const ring = o.controller ? playerColor(view, o.controller) : (o.verdict === "too_close" ? "var(--close)" : "none");
     el("circle", { cx: o.x, cy: o.y, r: o.r_in + 0.15, class: "objective-ring", stroke: ring }, svg);
-    el("text", { x: o.x + o.r_in + 0.2, y: o.y + 0.18, class: "label" }, svg).textContent = o.id;
+    const holder = o.controller ? ` · ${o.controller}` : (o.verdict === "too_close" ? " · too close" : "");
+    el("text", { x: o.x + o.r_in + 0.2, y: o.y + 0.18, class: "label" }, svg).textContent = o.id + holder;
   }
   for (const u of view.units) {
     const points = view.models.filter((m) => m.unit === u.id);

@@ -310,7 +310,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     db.parent.mkdir(parents=True, exist_ok=True)
     start = Scene.load(args.scene).to_dict() if args.scene else None  # a bad scene fails here, clearly
     guard = GuardConfig(lan=args.lan)
-    config = ServerConfig(str(db), tick_s=args.tick, guard=guard, feed_factory=lambda: SampleFeed(start, args.motion))
+    feed_factory: Any = lambda: SampleFeed(start, args.motion)  # noqa: E731
+    if args.camera is not None:
+        from calibration.lens import LensModel
+        from vision.live.sources import open_source
+        from web.camera_feed import CameraFeed
+
+        open_source(args.camera)  # fail now, clearly, on a source that cannot exist
+        layout = _layout_for(args)
+        lens = LensModel.load(args.lens) if args.lens else None
+        players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+        feed_factory = lambda: CameraFeed(  # noqa: E731
+            lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players
+        )
+    config = ServerConfig(str(db), tick_s=args.tick, guard=guard, feed_factory=feed_factory)
     host = "0.0.0.0" if args.lan else "127.0.0.1"
     print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
     if args.lan:
@@ -468,6 +481,12 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--tick", type=float, default=1.0, help="seconds between table updates")
     sv.add_argument("--scene", default=None, help="play this scene file instead of the bundled sample")
     sv.add_argument("--motion", type=float, default=0.6, help="how far (inches) the sample game's units drift")
+    sv.add_argument(
+        "--camera", default=None, help="camera index, stream, video or folder; its first frame is the empty table"
+    )
+    sv.add_argument("--game", default="focal-point", help="with --camera: the game played")
+    sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
+    add_layout(sv)
     sv.set_defaults(run=cmd_serve)
 
     schema = add("schema", "print the scene JSON Schema")

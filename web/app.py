@@ -147,7 +147,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     store = GameStore(config.db_path)
     feed = config.feed_factory()
     first, status = feed.next()
-    session = GameSession(store, first if first is not None else {})
+    session = GameSession(store, first if first is not None else feed.empty_scene())
     session.set_base(first or session.base, status)
     hub = Hub()
     changed = asyncio.Event()
@@ -159,6 +159,8 @@ def create_app(config: ServerConfig) -> FastAPI:
                 scene, camera = await asyncio.to_thread(feed.next)
                 if scene is not None:
                     await asyncio.to_thread(session.set_base, scene, camera)
+                else:
+                    session.set_camera(camera)
             except Exception as error:  # a broken frame or feed never stops the server
                 session.problems = [f"feed error: {error}"]
             view = session.view()

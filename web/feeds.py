@@ -26,8 +26,22 @@ def sample_scene() -> dict[str, Any]:
     return data
 
 
+def empty_scene(game: str, width_in: float, depth_in: float) -> dict[str, Any]:
+    """The table before anything is seen on it."""
+    return {
+        "format": "tablesight-scene/1",
+        "game": game,
+        "table": {"width_in": width_in, "depth_in": depth_in},
+        "players": [],
+        "units": [],
+        "models": [],
+    }
+
+
 class Feed(Protocol):
     def next(self) -> tuple[dict[str, Any] | None, CameraStatus]: ...
+
+    def empty_scene(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 
@@ -54,6 +68,9 @@ class SampleFeed:
             model["x"] = min(max(model["x"] + step * math.cos(heading), 1.5), width - 1.5)
             model["y"] = min(max(model["y"] + step * math.sin(heading), 1.5), depth - 1.5)
         return scene, CameraStatus("sample game", f"no camera: playing the bundled sample game (tick {self.tick})")
+
+    def empty_scene(self) -> dict[str, Any]:
+        return empty_scene(self.start["game"], self.start["table"]["width_in"], self.start["table"]["depth_in"])
 
     def close(self) -> None:
         return None

@@ -124,6 +124,13 @@ class GameSession:
             if time.monotonic() - self._last_snapshot_at > AUTO_SNAPSHOT_S:
                 self.snapshot("as seen")
 
+    def set_camera(self, camera: CameraStatus) -> None:
+        """No new table from this frame, but the camera has news (set-up, hands, hidden markers)."""
+        with self._lock:
+            if camera != self.camera:
+                self.camera = camera
+                self._refresh()
+
     @property
     def scene(self) -> Scene:
         with self._lock:

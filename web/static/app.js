@@ -146,6 +146,7 @@ function render(view) {
     el("polygon", { points: state.lasso.map((p) => `${p.x},${p.y}`).join(" "), class: "lasso" }, svg);
   }
   fillUnitSelects(view);
+  renderCalibration(view.camera);
   const problems = view.problems || [];
   if (problems.length) $("error").textContent = problems.join("\n");
 }
@@ -175,6 +176,15 @@ function drawUnit(info) {
         class: `sight ${line.visible ? "visible" : "blocked"}` }, sight);
     }
   }
+}
+
+function renderCalibration(camera) {
+  $("calibration-message").textContent = `${camera.source}: ${camera.message}`;
+  const items = [
+    ...camera.markers_seen.map((id) => `<li class="seen">marker ${id}: seen</li>`),
+    ...camera.markers_hidden.map((id) => `<li class="hidden-marker">marker ${id}: hidden — uncover it</li>`),
+  ];
+  $("markers").innerHTML = items.join("") || "<li class='hint'>no markers to check (no camera)</li>";
 }
 
 function fillUnitSelects(view) {

@@ -1,0 +1,116 @@
+"""The page's table from a real camera: calibration monitor, motion gate, detector, identity tracker.
+
+The first good frame is the set-up: the table calibrated from its markers and
+the empty-table reference taken. After that, each settled frame is analysed
+and matched to the models already known, so ids (and the players'
+corrections, which name them) stay put from frame to frame.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.monitor import CalibrationMonitor
+from calibration.table_frame import CalibrationError
+from vision.analyze import analyze
+from vision.detect_classical import ClassicalDetector, Reference
+from vision.live.motion import MotionGate
+from vision.live.sources import FrameSource, ResilientSource
+from vision.live.tracker import IdentityTracker
+from web.feeds import empty_scene
+from web.session import CameraStatus
+
+
+class CameraFeed:
+    def __init__(
+        self,
+        opener: Callable[[], FrameSource],
+        layout: Layout,
+        name: str,
+        game: str = "focal-point",
+        lens: LensModel | None = None,
+        players: dict[str, str] | None = None,
+    ) -> None:
+        self.source = ResilientSource(opener)
+        self.layout = layout
+        self.name = name
+        self.game = game
+        self.lens = lens
+        self.players = players
+        self.monitor = CalibrationMonitor(layout, lens)
+        self.gate = MotionGate()
+        self.reference: Reference | None = None
+        self.tracker: IdentityTracker | None = None
+        self.first: dict[str, Any] | None = None
+
+    def _status(self, message: str, hidden: tuple[int, ...] = (), stale: bool = False) -> CameraStatus:
+        seen = tuple(sorted(m.id for m in self.layout.markers if m.id not in hidden))
+        return CameraStatus(self.name, message, seen, tuple(sorted(hidden)), stale)
+
+    def next(self) -> tuple[dict[str, Any] | None, CameraStatus]:
+        status = self.source.read()
+        if status.frame is None:
+            return None, self._status(status.message, stale=True)
+        calib = self.monitor.update(status.frame)
+        if calib.frame is None:
+            return None, self._status(calib.message, calib.hidden, stale=True)
+        if self.reference is None or calib.state == "recalibrated":
+            self.reference = ClassicalDetector().prepare(status.frame, calib.frame)
+            self.gate = MotionGate()
+            self.gate.update(status.frame)
+            return None, self._status(f"set up from the empty table: {calib.message}", calib.hidden)
+        gate = self.gate.update(status.frame).state
+        if gate == "moving":
+            return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)
+        if gate == "still":  # nothing changed since the last analysis
+            return None, self._status(calib.message, calib.hidden, calib.stale)
+        try:
+            result = analyze(
+                status.frame, self.layout, None, calib.frame, self.lens, self.game, self.players, None, self.reference
+            )
+        except CalibrationError as error:
+            return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
+        return self._identify(result.scene), self._status(calib.message, calib.hidden, calib.stale)
+
+    def _identify(self, scene: dict[str, Any]) -> dict[str, Any]:
+        """Keep the ids of the first settled frame; new pieces get new ids, vanished ones are left out."""
+        if self.tracker is None or self.first is None:
+            self.first = copy.deepcopy(scene)
+            self.tracker = IdentityTracker.from_scene(scene)
+            return scene
+        player_of = {u["id"]: u["player"] for u in scene["units"]}
+        detections = [
+            {"x": m["x"], "y": m["y"], "base": str(m["base"]), "player": player_of[m["unit"]], "raw": m}
+            for m in scene["models"]
+        ]
+        update = self.tracker.update(detections)
+        out = copy.deepcopy(self.first)
+        by_id = {m["id"]: m for m in out["models"]}
+        models = []
+        for tracked in self.tracker.models.values():
+            if tracked.id in update.vanished:
+                continue
+            model = by_id[tracked.id]
+            model["x"], model["y"] = tracked.x, tracked.y
+            models.append(model)
+        for k, j in enumerate(update.unexplained):
+            raw = dict(detections[j]["raw"])
+            raw["id"] = f"new{k + 1}"
+            if raw["unit"] not in {u["id"] for u in out["units"]}:
+                unit = next(u for u in scene["units"] if u["id"] == raw["unit"])
+                out["units"].append(unit)
+                if unit["player"] not in {p["id"] for p in out["players"]}:
+                    out["players"].append({"id": unit["player"]})
+            models.append(raw)
+        out["models"] = models
+        return out
+
+    def empty_scene(self) -> dict[str, Any]:
+        return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)
+
+    def close(self) -> None:
+        self.source.close()

@@ -180,6 +180,7 @@ class GameSession:
                     "models": [m.id for m in scene.models_of(u.id)],
                     "coherency": ruling.verdict.value if ruling else None,
                     "coherency_reasons": list(ruling.reasons) if ruling else [],
+                    "coherency_rule": ruling.rule if ruling else None,
                 }
             )
         objectives = []
@@ -199,6 +200,7 @@ class GameSession:
                     "controller": holder if holder in players else None,
                     "verdict": control.verdict.value if control else None,
                     "reasons": list(control.reasons) if control else [],
+                    "rule": control.rule if control else None,
                 }
             )
         terrain = [

@@ -68,6 +68,9 @@ def test_select_a_unit_and_read_its_targets(browser: Browser, server: Server, tm
     # Focal Point > Combat > 1. Check Range; Keywords > Ranged(X): the lancers' Ranged(10) reaches the knives.
     assert "Glass Knives" in knives and "YES" in knives.upper() and "Ranged(10)" in knives
     assert "Rule:" in knives
+    # Core Concepts > Coherency: l1 and l2 stand about 1.6" apart, within 2".
+    coherency = page.inner_text("#unit-coherency")
+    assert "YES" in coherency.upper() and "Coherency" in coherency
     assert page.locator("line.sight.visible").count() > 0
     assert page.locator("polygon.range.threat").count() >= 1
     page.screenshot(path=str(tmp_path / "unit.png"))
@@ -110,4 +113,55 @@ def test_the_page_fits_a_phone(browser: Browser, server: Server, tmp_path: Path)
     page.wait_for_selector("#select-unit")
     assert re.search(r"Glass Knives", page.inner_text("#selection"))
     page.screenshot(path=str(tmp_path / "phone.png"))
+    assert errors == []
+
+
+def _screen_point(page: Page, x_in: float, y_in: float) -> tuple[float, float]:
+    """Where a table point (inches) is on the screen, by the SVG's own transform."""
+    point = page.evaluate(
+        """([x, y]) => {
+            const svg = document.querySelector('#table');
+            const p = svg.createSVGPoint(); p.x = x; p.y = y;
+            const s = p.matrixTransform(svg.getScreenCTM());
+            return [s.x, s.y];
+        }""",
+        [x_in, y_in],
+    )
+    return float(point[0]), float(point[1])
+
+
+def test_move_a_misdetected_model_and_it_stays_moved(browser: Browser, server: Server) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    page.click("ellipse[data-id=k3]")
+    page.wait_for_selector("#select-unit")
+    page.keyboard.press("m")
+    x, y = _screen_point(page, 20.0, 20.0)
+    page.mouse.click(x, y)
+    page.wait_for_selector("ellipse[data-id=k3].corrected")
+    cx = float(page.get_attribute("ellipse[data-id=k3]", "cx") or 0)
+    cy = float(page.get_attribute("ellipse[data-id=k3]", "cy") or 0)
+    assert abs(cx - 20.0) < 0.05 and abs(cy - 20.0) < 0.05
+    version = int(page.get_attribute("#table", "data-version") or 0)
+    page.wait_for_function(f"+document.querySelector('#table').dataset.version > {version}")  # a new frame came
+    assert page.locator("ellipse[data-id=k3].corrected").count() == 1
+    assert errors == []
+
+
+def test_lasso_models_into_a_unit(browser: Browser, server: Server) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    page.click("#setup summary")
+    page.keyboard.press("l")
+    # Drag a loop round w1 and w2 (4, 4) and (6.5, 4).
+    points = [(3.0, 3.0), (7.5, 3.0), (7.5, 5.0), (3.0, 5.0), (3.0, 3.1)]
+    page.mouse.move(*_screen_point(page, *points[0]))
+    page.mouse.down()
+    for p in points[1:]:
+        page.mouse.move(*_screen_point(page, *p), steps=4)
+    page.mouse.up()
+    assert page.inner_text("#lasso-count") == "2"
+    page.select_option("#assign-unit", "lancers")
+    page.click("#assign-apply")
+    page.wait_for_function("document.querySelector('#lasso-count').textContent === '0'")
+    view = server.get("/api/view")
+    assert {m["id"] for m in view["models"] if m["unit"] == "lancers"} >= {"w1", "w2"}
     assert errors == []

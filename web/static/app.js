@@ -244,7 +244,7 @@ function showThing(kind, id) {
     const o = state.view.objectives.find((x) => x.id === id);
     $("selection").innerHTML = `<h2>Objective ${escapeHtml(id)}</h2>
       <p>Held by: <b id="objective-holder">${escapeHtml(o.controller || "nobody")}</b></p>
-      ${o.verdict ? rulingHtml({ verdict: o.verdict, reasons: o.reasons }) : ""}`;
+      ${o.verdict ? rulingHtml({ verdict: o.verdict, reasons: o.reasons, rule: o.rule }) : ""}`;
   }
 }
 
@@ -271,8 +271,15 @@ async function selectUnit(unitId) {
   $("unit").innerHTML = `<h2>Unit ${escapeHtml(info.unit.name)}</h2>
     <p>Move ${reach.move_in ?? "?"}" · threat ${reach.threat_in ?? "?"}" · weapons: ${weapons || "none"}</p>
     <p class="hint">Blue line: move range; orange: move + longest weapon. Green sight lines are clear, red dashed are blocked.</p>
+    ${coherencyHtml(info.unit.id)}
     <h3>Targets</h3><ul class="targets" id="targets">${targets || "<li>No enemy units on the table.</li>"}</ul>`;
   render(state.view);
+}
+
+function coherencyHtml(unitId) {
+  const u = state.view && state.view.units.find((x) => x.id === unitId);
+  if (!u || !u.coherency) return "";
+  return `<h3>Coherency</h3><div id="unit-coherency">${rulingHtml({ verdict: u.coherency, reasons: u.coherency_reasons, rule: u.coherency_rule })}</div>`;
 }
 
 async function endRound() {

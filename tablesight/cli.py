@@ -332,6 +332,43 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_flux(args: argparse.Namespace) -> int:
+    from rules import flux
+
+    if args.flux_command == "check-deck":
+        import yaml
+
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"{args.file}: no such file") from None
+        try:
+            deck = json.loads(text) if args.file.endswith(".json") else yaml.safe_load(text)
+        except (json.JSONDecodeError, yaml.YAMLError) as error:
+            raise ValueError(f"{args.file}: not a readable deck list ({str(error).splitlines()[0]})") from None
+        problems = flux.deck_problems(deck, args.file)
+        if args.json:
+            print(json.dumps({"legal": not problems, "problems": problems}))
+        else:
+            print("\n".join(problems) if problems else f"{args.file}: legal ({flux.GAME} > Deck Building)")
+        return 1 if problems else 0
+    if args.flux_command == "pay":
+        payment = flux.pay(args.own, args.opponent, args.cost)
+        print(
+            json.dumps(payment.to_json())
+            if args.json
+            else f"{'yes' if payment.can_pay else 'no'}: {payment.reasons[0]}"
+        )
+        return 0
+    odds = flux.burn_odds(args.unit_cost)
+    if args.json:
+        print(json.dumps({"unit_cost": args.unit_cost, "source": odds.to_json(), "rule": f"{flux.GAME} > The Burn"}))
+    else:
+        print(f"Burn of a unit that cost {args.unit_cost}: Source drawn ({flux.GAME} > The Burn)")
+        print(odds.table("source"))
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     print(resources.files("tablesight").joinpath("schemas/scene-1.schema.json").read_text(encoding="utf-8"), end="")
     return 0
@@ -488,6 +525,20 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
     add_layout(sv)
     sv.set_defaults(run=cmd_serve)
+
+    fx = add("flux", "Affinity: Flux at the table: deck lists, paying with a Source pool, Burn odds")
+    fx_sub = fx.add_subparsers(dest="flux_command", required=True)
+    deck_cmd = fx_sub.add_parser("check-deck", help="check a deck list (YAML or JSON) against Deck Building")
+    deck_cmd.add_argument("file")
+    pay_cmd = fx_sub.add_parser("pay", help="can a pool pay a cost, and the cheapest way")
+    pay_cmd.add_argument("--own", type=int, required=True, help="your Source cards in the pool")
+    pay_cmd.add_argument("--opponent", type=int, required=True, help="the opponent's Source cards in the pool")
+    pay_cmd.add_argument("--cost", type=int, required=True)
+    burn_cmd = fx_sub.add_parser("burn-odds", help="exact odds of the Source a Burn brings")
+    burn_cmd.add_argument("--unit-cost", type=int, required=True)
+    for command in (deck_cmd, pay_cmd, burn_cmd):
+        command.add_argument("--json", action="store_true", help="print JSON for other programs")
+    fx.set_defaults(run=cmd_flux)
 
     schema = add("schema", "print the scene JSON Schema")
     schema.set_defaults(run=cmd_schema)

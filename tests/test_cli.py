@@ -214,3 +214,22 @@ def test_calibration_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path
     ):
         code, out, err = run(capsys, *argv)
         assert code == 2 and message in err, (argv, err)
+
+
+def test_flux_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Affinity: Flux > Deck Building: "Minimum Cards 40", "Max Copies 4 per card".
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(
+        "warlord: {name: V, realm: The Gloam}\ncards:\n  - {name: A, realm: The Gloam, points: 30, count: 5}\n"
+    )
+    assert main(["flux", "check-deck", str(deck)]) == 1
+    out = capsys.readouterr().out
+    assert "5 copies of 'A'; at most 4" in out and "5 cards; at least 40" in out
+    assert main(["flux", "check-deck", str(tmp_path / "missing.yaml")]) == 2
+    # Spending Source: "2 yours + 2 theirs = 3 Source".
+    assert main(["flux", "pay", "--own", "2", "--opponent", "2", "--cost", "3", "--json"]) == 0
+    payment = json.loads(capsys.readouterr().out)
+    assert payment["can_pay"] and (payment["own_cards"], payment["opponent_cards"]) == (2, 2)
+    assert main(["flux", "burn-odds", "--unit-cost", "4", "--json"]) == 0
+    odds = json.loads(capsys.readouterr().out)
+    assert odds["unit_cost"] == 4 and odds["rule"].endswith("The Burn")

@@ -181,9 +181,11 @@ def render_table(
     hard: str | None = None,
     hfov_deg: float = WEBCAM_HFOV_DEG,
     distortion: tuple[float, ...] = WEBCAM_DISTORTION,
+    models_at: dict[str, tuple[float, float]] | None = None,
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
-    ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random)."""
+    ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
+    ``models_at``: model id -> (x, y) inches, to move models on the same seeded table (a scripted game)."""
     rng = np.random.default_rng(seed)
     table = GAMES.get(game, (24.0, 24.0))
     if hard is None:
@@ -223,6 +225,10 @@ def render_table(
                 )
                 break
     units, models = _place_units(rng, table, terrain, objectives, players, hard == "crowded")
+    # A scripted game: the same table, camera and light (same seed), the models where the script says.
+    for m in models:
+        if models_at and m["id"] in models_at:
+            m["x"], m["y"] = (round(float(v), 4) for v in models_at[m["id"]])
 
     # ---- the flat layer ----
     tex = np.full((h_px, w_px, 3), 35, np.float32)

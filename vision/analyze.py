@@ -14,6 +14,7 @@ import shapely
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from vision.colour import hex_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detections import Detections
 
@@ -30,20 +31,12 @@ class Analysis:
     rectified: Image
 
 
-def _hex_to_bgr(colour: str) -> npt.NDArray[np.float64]:
-    c = colour.lstrip("#")
-    if len(c) == 3:
-        c = "".join(ch * 2 for ch in c)
-    r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
-    return np.array([b, g, r], float)
-
-
 def assign_teams(colours_bgr: npt.NDArray[np.float64], players: dict[str, str]) -> list[str]:
     """Each base to the player whose confirmed colour is nearest (in Lab)."""
     if not players or len(colours_bgr) == 0:
         return ["" for _ in range(len(colours_bgr))]
     names = list(players)
-    refs = np.array([_hex_to_bgr(players[p]) for p in names], np.float32)
+    refs = np.array([hex_to_bgr(players[p]) for p in names], np.float32)
     lab_refs = cv2.cvtColor(refs.reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB).reshape(-1, 3)
     lab = cv2.cvtColor(colours_bgr.astype(np.float32).reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB).reshape(-1, 3)
     d = np.linalg.norm(lab[:, None, :] - lab_refs[None, :, :], axis=2)

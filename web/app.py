@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from rules import ga_scenarios
 from rules.common import QuestionError
 from rules.profiles import profile_for
-from rules.systems import QUESTIONS, SYSTEMS
+from rules.systems import SYSTEMS
 from tablesight.scene import field_path
 from web.corrections import CorrectionError, check_roster_correction
 from web.feeds import Feed, SampleFeed
@@ -148,7 +148,10 @@ def create_app(config: ServerConfig) -> FastAPI:
     feed = config.feed_factory()
     first, status = feed.next()
     session = GameSession(store, first if first is not None else feed.empty_scene())
-    session.set_base(first or session.base, status)
+    if first is not None:
+        session.set_base(first, status)
+    else:
+        session.set_camera(status)
     hub = Hub()
     changed = asyncio.Event()
 
@@ -261,8 +264,6 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     @app.post("/api/ask")
     def ask(body: Ask) -> dict[str, Any]:
-        if body.question not in QUESTIONS:
-            raise QuestionError(f"question: unknown question {body.question!r} (questions: {', '.join(QUESTIONS)})")
         return session.ask(body.question, list(body.args), dict(body.options))
 
     @app.get("/api/calibration")

@@ -22,7 +22,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 JOIN_COOKIE = "tablesight_join"
-OPEN_PATHS = ("/", "/api/join", "/static/")  # what a phone may load before it has joined
+# What a phone may load before it has joined (the join-code route answers the host only, by itself) ...
+OPEN_PATHS = frozenset({"/", "/api/join", "/api/join-code"})
+OPEN_PREFIX = "/static/"  # ... with the page's own script and style
 
 
 @dataclass
@@ -98,7 +100,7 @@ class Guard:
         path = str(scope.get("path", ""))
         client = scope.get("client")
         client_id = client[0] if client else "?"
-        is_open = path == "/" or any(path.startswith(p) for p in OPEN_PATHS[1:])
+        is_open = path in OPEN_PATHS or path.startswith(OPEN_PREFIX)
         if not is_open and not self.joined(scope):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 4403})

@@ -6,19 +6,16 @@ import cv2
 import numpy as np
 
 from tablesight.scene import Scene
+from vision.colour import hex_to_bgr
 
 
 def _bgr(color: str | None, fallback: tuple[int, int, int]) -> tuple[int, int, int]:
-    if not color or not color.startswith("#") or len(color) not in (4, 7):
+    if not color or not color.startswith("#"):
         return fallback
-    digits = color[1:]
-    if len(digits) == 3:
-        digits = "".join(c * 2 for c in digits)
     try:
-        r, g, b = (int(digits[i : i + 2], 16) for i in (0, 2, 4))
+        return hex_to_bgr(color)
     except ValueError:
         return fallback
-    return (b, g, r)
 
 
 def thumbnail_png(scene: Scene, width_px: int = 240) -> bytes:

@@ -87,24 +87,29 @@ class GameSession:
         self.version = 0
         self.problems: list[str] = []
         self._last_snapshot_at = 0.0
-        self._scene: Scene = self._build(self.base, self.corrections)
+        self._scene, self.skipped = self._build(self.base, self.corrections)
         self._view: dict[str, Any] = {}
+        self._unit_info: dict[str, dict[str, Any]] = {}  # per unit, for the scene of this version
         self._refresh()
         if resumed is None:
             self.snapshot("game started")
 
     # ---- building the scene ------------------------------------------------------------
-    def _build(self, base: dict[str, Any], corrections: list[dict[str, Any]]) -> Scene:
+    def _build(self, base: dict[str, Any], corrections: list[dict[str, Any]]) -> tuple[Scene, list[str]]:
+        """The corrected scene, and a note for each correction that did not apply."""
         data, skipped = apply_all(base, corrections)
+        return self._validated(data), skipped
+
+    def _validated(self, data: dict[str, Any]) -> Scene:
         data["game"] = self.game
         data["round"] = self.round
         if self.scenario:
             data["scenario"] = {**data.get("scenario", {}), "name": self.scenario}
-        self.skipped = skipped
         return Scene.from_dict(data, "table")
 
     def _refresh(self) -> None:
         self.version += 1
+        self._unit_info = {}
         self._view = self._make_view()
 
     def set_base(self, scene: dict[str, Any], camera: CameraStatus | None = None) -> None:
@@ -113,13 +118,13 @@ class GameSession:
             if camera is not None:
                 self.camera = camera
             try:
-                built = self._build(scene, self.corrections)
+                built, skipped = self._build(scene, self.corrections)
             except SceneError as error:
                 # Keep the last good table; say why this frame was not used.
                 self.problems = [f"frame not used: {error}"]
                 self._refresh()
                 return
-            self.base, self._scene, self.problems = copy.deepcopy(scene), built, []
+            self.base, self._scene, self.skipped, self.problems = copy.deepcopy(scene), built, skipped, []
             self._refresh()
             if time.monotonic() - self._last_snapshot_at > AUTO_SNAPSHOT_S:
                 self.snapshot("as seen")
@@ -256,6 +261,18 @@ class GameSession:
         return out
 
     def unit_info(self, unit_id: str) -> dict[str, Any]:
+        """Every page with a unit selected asks again on each update: answered once per table version."""
+        with self._lock:
+            version, cached = self.version, self._unit_info.get(unit_id)
+        if cached is not None:
+            return cached
+        info = self._compute_unit_info(unit_id)
+        with self._lock:
+            if self.version == version:
+                self._unit_info[unit_id] = info
+        return info
+
+    def _compute_unit_info(self, unit_id: str) -> dict[str, Any]:
         scene = self.scene
         try:
             unit = scene.unit(unit_id)
@@ -320,17 +337,17 @@ class GameSession:
     def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
         """Validate on a copy, then store and apply; a bad correction changes nothing."""
         with self._lock:
-            trial, _ = apply_all(self.base, self.corrections)
+            trial, skipped = apply_all(self.base, self.corrections)
             why = apply_one(trial, correction)
             if why is not None:
                 raise CorrectionError(why)
             try:
-                scene = self._build(self.base, [*self.corrections, correction])
+                scene = self._validated(trial)
             except SceneError as error:
                 raise CorrectionError(str(error).replace("table: ", "")) from None
             stored_id = self.store.add_correction(self.game_id, correction)
             self.corrections.append({"id": stored_id, **correction})
-            self._scene = scene
+            self._scene, self.skipped = scene, skipped
             self._refresh()
             self.snapshot(f"correction {stored_id}: {correction['op']}")
             return {"id": stored_id, "version": self.version}
@@ -345,7 +362,7 @@ class GameSession:
             old = (self.game, self.scenario, self.round)
             self.game, self.scenario, self.round = game, scenario, 1
             try:
-                scene = self._build(self.base, self.corrections)
+                scene, skipped = self._build(self.base, self.corrections)
             except SceneError as error:
                 self.game, self.scenario, self.round = old
                 raise CorrectionError(str(error)) from None
@@ -353,7 +370,7 @@ class GameSession:
             for c in self.corrections:
                 self.store.add_correction(row.id, {k: v for k, v in c.items() if k != "id"})
             self.game_id, self.corrections = row.id, self.store.corrections(row.id)
-            self._scene = scene
+            self._scene, self.skipped = scene, skipped
             self._refresh()
             self.snapshot("set-up")
             return {"game_id": self.game_id, "game": game, "scenario": scenario}
@@ -376,7 +393,7 @@ class GameSession:
             snapshot_id = self.snapshot(f"end of round {round_}")
             self.store.confirm_round(self.game_id, round_, proposal["score"], snapshot_id)
             self.round += 1
-            self._scene = self._build(self.base, self.corrections)
+            self._scene, self.skipped = self._build(self.base, self.corrections)
             self._refresh()
             return {"confirmed": round_, "next_round": self.round, "score": proposal["score"]}
 

@@ -22,14 +22,29 @@ from web.feeds import SampleFeed
 from web.guard import GuardConfig
 
 
-def make_client(tmp_path: Path, **guard: Any) -> TestClient:
+def make_client(tmp_path: Path, feed_factory: Any = None, **guard: Any) -> TestClient:
     config = ServerConfig(
         str(tmp_path / "game.sqlite"),
         tick_s=0.05,
         guard=GuardConfig(**guard),
-        feed_factory=lambda: SampleFeed(amplitude_in=0.0),
+        feed_factory=feed_factory or (lambda: SampleFeed(amplitude_in=0.0)),
     )
     return TestClient(create_app(config), client=("127.0.0.1", 50000))
+
+
+class FirstFrameOnlyFeed(SampleFeed):
+    """The sample table once, then only camera status: frames come from the test, not the ticker."""
+
+    def __init__(self) -> None:
+        super().__init__(amplitude_in=0.0)
+        self.sent = False
+
+    def next(self) -> tuple[dict[str, Any] | None, Any]:
+        frame, status = super().next()
+        if self.sent:
+            return None, status
+        self.sent = True
+        return frame, status
 
 
 @pytest.fixture
@@ -213,10 +228,20 @@ def test_corrections_are_kept_and_survive_new_frames(client: TestClient) -> None
 
 
 def session_feed_frame() -> tuple[dict[str, Any], Any]:
-    return SampleFeed(amplitude_in=0.0).next()
+    frame, status = SampleFeed(amplitude_in=0.0).next()
+    assert frame is not None
+    return frame, status
 
 
-def test_a_correction_to_a_piece_gone_from_the_frame_is_reported_not_fatal(client: TestClient) -> None:
+@pytest.fixture
+def hand_fed(tmp_path: Path) -> Iterator[TestClient]:
+    """A server whose frames after the first are given by the test (no race with the ticker)."""
+    with make_client(tmp_path, feed_factory=FirstFrameOnlyFeed) as c:
+        yield c
+
+
+def test_a_correction_to_a_piece_gone_from_the_frame_is_reported_not_fatal(hand_fed: TestClient) -> None:
+    client = hand_fed
     client.post("/api/corrections", json={"correction": {"op": "move", "model": "k3", "x": 18.0, "y": 11.0}})
     session = client.app.state.session  # type: ignore[attr-defined]
     frame, status = session_feed_frame()
@@ -227,7 +252,8 @@ def test_a_correction_to_a_piece_gone_from_the_frame_is_reported_not_fatal(clien
     assert any("k3" in p for p in view["problems"])
 
 
-def test_a_broken_frame_keeps_the_last_good_table(client: TestClient) -> None:
+def test_a_broken_frame_keeps_the_last_good_table(hand_fed: TestClient) -> None:
+    client = hand_fed
     session = client.app.state.session  # type: ignore[attr-defined]
     good = client.get("/api/view").json()
     frame, status = session_feed_frame()

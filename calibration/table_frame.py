@@ -120,14 +120,23 @@ class TableFrame:
         ideal = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.H).reshape(-1, 2)
         return self.lens.distort_points(ideal) if self.lens is not None else ideal
 
-    def rectify(self, image: npt.NDArray[np.uint8], px_per_in: float = 20.0) -> npt.NDArray[np.uint8]:
-        """A top-down view of the table at ``px_per_in`` (table (0, 0) at the top-left pixel's corner)."""
+    def rectify(
+        self,
+        image: npt.NDArray[np.uint8],
+        px_per_in: float = 20.0,
+        region_px: tuple[int, int, int, int] | None = None,
+    ) -> npt.NDArray[np.uint8]:
+        """A top-down view of the table at ``px_per_in`` (table (0, 0) at the top-left pixel's corner).
+        ``region_px``: (x0, y0, width, height) of that view, to make just a part of it."""
+        x0, y0 = 0, 0
         w = int(round(self.layout.width_in * px_per_in))
         h = int(round(self.layout.depth_in * px_per_in))
+        if region_px is not None:
+            x0, y0, w, h = region_px
         # The map is smooth: compute it every `step` pixels and interpolate (exact to well under 0.01 px).
         step = 8
         gw, gh = w // step + 2, h // step + 2
-        u, v = np.meshgrid((np.arange(gw) * step + 0.5) / px_per_in, (np.arange(gh) * step + 0.5) / px_per_in)
+        u, v = np.meshgrid((np.arange(gw) * step + x0 + 0.5) / px_per_in, (np.arange(gh) * step + y0 + 0.5) / px_per_in)
         coarse = self.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(gh, gw, 2).astype(np.float32)
         mx, my = np.meshgrid(np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step)
         px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)

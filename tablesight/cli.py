@@ -235,14 +235,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     from calibration.lens import LensModel
     from calibration.table_frame import TableFrame
-    from vision.analyze import analyze, draw_overlay
+    from vision.analyze import analyze, draw_overlay, make_detector
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
     frame = TableFrame.load(args.calibration) if args.calibration else None
     layout = frame.layout if frame is not None else _layout_for(args)
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
-    result = analyze(photo, layout, empty, frame, LensModel.load(args.lens) if args.lens else None, args.game, players)
+    detector = make_detector(args.detector, args.model)
+    lens = LensModel.load(args.lens) if args.lens else None
+    result = analyze(photo, layout, empty, frame, lens, args.game, players, detector=detector)
     if args.overlay and not cv2.imwrite(args.overlay, draw_overlay(photo, result)):
         raise ValueError(f"{args.overlay}: cannot write the overlay there")
     if args.out:
@@ -272,17 +274,36 @@ def cmd_render_tables(args: argparse.Namespace) -> int:
 def cmd_eval_vision(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate
 
-    report = evaluate(args.directory, args.csv)
-    b = report["bases"]
-    lines = [
-        f"{report['images']} images",
-        f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
-        f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}",
-        f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}",
-        *(f"  {tag}: recall {v['recall']:.1%}, precision {v['precision']:.1%}" for tag, v in report["by_tag"].items()),
-        "time (median): " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in report["time_ms_median"].items()),
-    ]
-    _emit(args, report, "\n".join(lines))
+    reports, lines = [], []
+    for name in args.detector.split(","):  # side by side, on the same images
+        csv_path = args.csv.replace(".csv", f".{name}.csv") if args.csv and "," in args.detector else args.csv
+        report = evaluate(args.directory, csv_path, name)
+        reports.append(report)
+        b = report["bases"]
+        lines += [
+            f"[{report['detector']}] {report['images']} images",
+            f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
+            f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}",
+            f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}",
+            *(
+                f"  {tag}: recall {v['recall']:.1%}, precision {v['precision']:.1%}"
+                for tag, v in report["by_tag"].items()
+            ),
+            "time (median): " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in report["time_ms_median"].items()),
+        ]
+    _emit(args, reports[0] if len(reports) == 1 else {"reports": reports}, "\n".join(lines))
+    return 0
+
+
+def cmd_train_detector(args: argparse.Namespace) -> int:
+    try:
+        from vision.training.commands import train_detector  # training code: only in this command
+    except ImportError as error:
+        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+    result = train_detector(
+        args.out, args.tables, args.seed, args.epochs, args.imgsz, args.batch, args.device, args.resume, ship=args.ship
+    )
+    _emit(args, result, f"model {result['onnx']} (card {result['card']})")
     return 0
 
 
@@ -486,6 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     an.add_argument("--overlay", default=None, help="write the photo with what was found drawn on it")
     an.add_argument("--out", default=None, help="save the scene here")
+    an.add_argument("--detector", choices=["auto", "learned", "classical"], default="auto")
+    an.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
     add_layout(an)
     an.set_defaults(run=cmd_analyze)
 
@@ -498,6 +521,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev = add("eval-vision", "compare what perception finds with the truth of rendered tables")
     ev.add_argument("directory")
     ev.add_argument("--csv", default=None, help="per-image rows")
+    ev.add_argument(
+        "--detector", default="classical", help="classical, learned or auto; a comma list runs them side by side"
+    )
+
+    td = add("train-detector", "render training tables, train the learned detector, export ONNX (train extra)")
+    td.add_argument("out", help="working folder: data/, run/, the ONNX model and its card")
+    td.add_argument("--tables", type=int, default=200, help="rendered tables to cut into training tiles")
+    td.add_argument("--seed", type=int, default=100_000)
+    td.add_argument("--epochs", type=int, default=30)
+    td.add_argument("--imgsz", type=int, default=320)
+    td.add_argument("--batch", type=int, default=16)
+    td.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
+    td.add_argument("--resume", action="store_true", help="go on from the last checkpoint in OUT")
+    td.add_argument("--ship", action="store_true", help="install the result as the shipped model")
+    td.set_defaults(run=cmd_train_detector)
     ev.set_defaults(run=cmd_eval_vision)
 
     wt = add("watch", "follow a camera (or video, or folder of frames) and print rulings as they change")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -16,6 +17,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from vision.colour import hex_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
+from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import Detections
 
 Image = npt.NDArray[np.uint8]
@@ -43,6 +45,23 @@ def assign_teams(colours_bgr: npt.NDArray[np.float64], players: dict[str, str]) 
     return [names[int(k)] for k in d.argmin(axis=1)]
 
 
+Detector = ClassicalDetector | LearnedDetector
+DETECTORS = ("auto", "learned", "classical")
+_learned: dict[str, LearnedDetector] = {}
+
+
+def make_detector(name: str = "auto", model_path: str | Path | None = None) -> Detector:
+    """'classical', 'learned' (the shipped or given ONNX model), or 'auto': learned where a model is present."""
+    if name not in DETECTORS:
+        raise ValueError(f"detector {name!r}: expected one of {', '.join(DETECTORS)}")
+    path = Path(model_path) if model_path else DEFAULT_MODEL
+    if name == "classical" or (name == "auto" and not LearnedDetector.available(path)):
+        return ClassicalDetector()
+    if str(path) not in _learned:  # loading the network once per process
+        _learned[str(path)] = LearnedDetector(path)
+    return _learned[str(path)]
+
+
 def analyze(
     photo: Image,
     layout: Layout,
@@ -53,10 +72,12 @@ def analyze(
     players: dict[str, str] | None = None,
     terrain: list[dict[str, Any]] | None = None,
     reference: Reference | None = None,
+    detector: Detector | None = None,
 ) -> Analysis:
     """One photo to a scene. ``empty``: the same view before models were placed (the reference frame);
     ``players``: confirmed team colours; ``terrain``: known pieces (heights put bases on hills right);
-    ``reference``: the set-up prepared once (``ClassicalDetector().prepare``), for frame after frame."""
+    ``reference``: the set-up prepared once (``detector.prepare``), for frame after frame;
+    ``detector``: see ``make_detector`` (default: 'auto')."""
     if photo is None or photo.ndim != 3 or photo.size == 0:
         raise CalibrationError("the photo is empty or not a colour image")
     times: dict[str, float] = {}
@@ -64,7 +85,7 @@ def analyze(
     if frame is None:
         frame = calibrate(photo, layout, lens)
     times["calibrate_ms"] = (time.perf_counter() - start) * 1e3
-    detector = ClassicalDetector()
+    detector = detector if detector is not None else make_detector("auto")
     if reference is None:
         start = time.perf_counter()
         reference = detector.prepare(empty if empty is not None else _background_estimate(photo), frame)

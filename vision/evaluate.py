@@ -15,9 +15,8 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
-from vision.analyze import analyze
-from vision.detect_classical import ClassicalDetector
-from vision.synth.table import render_table
+from vision.analyze import analyze, make_detector
+from vision.synth.table import render_table, webcam_lens
 
 MATCH_FRACTION = 0.5  # a detection matches a true base if its centre is within half the base's radius
 
@@ -41,14 +40,7 @@ def render_dataset(
     root.mkdir(parents=True, exist_ok=True)
     written = []
     # The webcam's lens, calibrated once from photos of the kit's board, as a player would.
-    from calibration.lens import calibrate_lens
-    from vision.synth.camera import Camera
-    from vision.synth.charuco_views import charuco_views
-    from vision.synth.table import WEBCAM_DISTORTION, WEBCAM_HFOV_DEG
-
-    size = (1920, 1080)
-    K = Camera.looking_at_table((24.0, 24.0), size, hfov_deg=WEBCAM_HFOV_DEG).K
-    lens, _ = calibrate_lens(charuco_views(K, WEBCAM_DISTORTION, size, 14, np.random.default_rng(seed)))
+    lens = webcam_lens(seed)
     lens.save(root / "lens.json")
     for k in range(count):
         game = games[k % len(games)]
@@ -83,7 +75,9 @@ def _match(truth: list[dict[str, Any]], found: list[dict[str, Any]], radius_of: 
     return out
 
 
-def evaluate(directory: str | Path, csv_path: str | Path | None = None) -> dict[str, Any]:
+def evaluate(directory: str | Path, csv_path: str | Path | None = None, detector: str = "classical") -> dict[str, Any]:
+    """How ``detector`` (see ``vision.analyze.make_detector``) does on a rendered set, against its truth."""
+    chosen = make_detector(detector)
     rows = []
     errors_mm: list[float] = []
     totals = {
@@ -113,10 +107,10 @@ def evaluate(directory: str | Path, csv_path: str | Path | None = None) -> dict[
         layout = Layout.from_json(truth["layout"])
         start = time.perf_counter()
         frame = calibrate(empty, layout, lens)
-        reference = ClassicalDetector().prepare(empty, frame)
+        reference = chosen.prepare(empty, frame)
         setup_ms = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
-        result = analyze(photo, layout, None, frame, lens, scene["game"], players, scene["terrain"], reference)
+        result = analyze(photo, layout, None, frame, lens, scene["game"], players, scene["terrain"], reference, chosen)
         total_ms = (time.perf_counter() - start) * 1e3
         for k, v in {**result.times_ms, "total_ms": total_ms, "setup_ms": setup_ms}.items():
             stage_times.setdefault(k, []).append(v)
@@ -163,6 +157,7 @@ def evaluate(directory: str | Path, csv_path: str | Path | None = None) -> dict[
         return a / b if b else float("nan")
 
     return {
+        "detector": type(chosen).__name__.removesuffix("Detector").lower(),
         "images": len(rows),
         "bases": {
             "recall": ratio(totals["bases_matched"], totals["bases_true"]),

@@ -21,6 +21,7 @@ import shapely
 import shapely.affinity
 
 from calibration.layout import Layout
+from calibration.lens import LensModel
 from geometry.shapes import KNOWN_BASES, base_semi_axes_in
 from vision.synth.camera import Camera, photo_effects
 from vision.synth.markers_table import marker_image
@@ -172,6 +173,17 @@ def _place_units(
 
 WEBCAM_HFOV_DEG = 65.0
 WEBCAM_DISTORTION = (-0.08, 0.01, 0.0, 0.0, 0.0)
+
+
+def webcam_lens(seed: int) -> LensModel:
+    """The renderer's webcam, calibrated from rendered photos of the kit's board, as a player would."""
+    from calibration.lens import calibrate_lens
+    from vision.synth.charuco_views import charuco_views
+
+    size = (1920, 1080)
+    K = Camera.looking_at_table((24.0, 24.0), size, hfov_deg=WEBCAM_HFOV_DEG).K
+    lens, _ = calibrate_lens(charuco_views(K, WEBCAM_DISTORTION, size, 14, np.random.default_rng(seed)))
+    return lens
 
 
 def render_table(

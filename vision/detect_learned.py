@@ -1,0 +1,223 @@
+"""The learned detector at run time: an ONNX YOLO model run with OpenCV's dnn (no torch).
+
+The model looks at the rectified top-down view at ``DETECT_PX_PER_IN``, where a
+base has a known size in pixels whatever the camera. Its boxes are proposals;
+each base is then measured like the classical path does it, in a small patch of
+the 40 px/in view: a robust circle fit of the outline's edge points (sub-pixel
+centre, size snapped to the nearest standard base), or an ellipse fit for ovals.
+A box whose outline cannot be fitted keeps the box's centre and says so with a
+lower score.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table_frame import TableFrame
+from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
+from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
+from vision.detections import Detections
+
+Image = npt.NDArray[np.uint8]
+CLASSES = ["round", "oval", "objective", "terrain"]
+DETECT_PX_PER_IN = 12.8  # the top-down view the model sees: a 25 mm base is ~12.6 px across
+TILE_PX = 320  # training tiles; at run time the whole view is padded to a multiple of 32
+MODEL_DIR = Path(__file__).parent / "models"
+DEFAULT_MODEL = MODEL_DIR / "bases-yolo11n.onnx"
+ROUND = [b for b in KNOWN_BASES if "x" not in b]
+OVALS = [b for b in KNOWN_BASES if "x" in b]
+REFINE_PX_PER_IN = 40.0  # the classical path's view, so the reference frame serves both
+FITTED_SCORE_FLOOR = 0.5  # a fitted outline scores at least this; a box-only base at most below it
+
+
+class ModelError(RuntimeError):
+    """The detector's model file is missing or unreadable."""
+
+
+@dataclass
+class LearnedDetector:
+    model_path: Path = DEFAULT_MODEL
+    score_threshold: float = 0.35
+    nms_iou: float = 0.45
+    px_per_in: float = REFINE_PX_PER_IN  # where positions are measured (as the classical detector)
+    _net: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        path = Path(self.model_path)
+        if not path.is_file():
+            raise ModelError(f"{path}: no detector model there (train one with `tablesight train-detector`)")
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as error:
+            raise ModelError(f"{path}: not a model cv2.dnn can read ({str(error).strip()[:200]})") from error
+
+    @staticmethod
+    def available(model_path: Path = DEFAULT_MODEL) -> bool:
+        return Path(model_path).is_file()
+
+    def prepare(self, empty: Image, frame: TableFrame) -> Reference:
+        """Set-up: the empty table rectified at the refinement scale (its objective markers too)."""
+        return ClassicalDetector(self.px_per_in).prepare(empty, frame)
+
+    # ---- the network ---------------------------------------------------------------------
+    def boxes(self, top: Image) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Boxes (x0, y0, x1, y1 in ``top``'s pixels), classes and scores, after per-class NMS."""
+        h, w = top.shape[:2]
+        ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
+        padded = np.zeros((ph, pw, 3), np.uint8)
+        padded[:h, :w] = top
+        self._net.setInput(cv2.dnn.blobFromImage(padded, 1 / 255.0, (pw, ph), swapRB=True))
+        out = np.asarray(self._net.forward())[0].T  # (N, 4 + classes): cx, cy, w, h, class scores
+        scores_all = out[:, 4:]
+        cls = scores_all.argmax(axis=1)
+        score = scores_all[np.arange(len(out)), cls]
+        keep = score >= self.score_threshold
+        out, cls, score = out[keep], cls[keep], score[keep]
+        xywh = np.c_[out[:, 0] - out[:, 2] / 2, out[:, 1] - out[:, 3] / 2, out[:, 2], out[:, 3]]
+        chosen = cv2.dnn.NMSBoxesBatched(
+            xywh.tolist(), score.tolist(), cls.tolist(), self.score_threshold, self.nms_iou
+        )
+        idx = np.asarray(chosen, dtype=np.int64).reshape(-1)
+        boxes = np.c_[xywh[idx, 0], xywh[idx, 1], xywh[idx, 0] + xywh[idx, 2], xywh[idx, 1] + xywh[idx, 3]]
+        return boxes.astype(np.float64), cls[idx].astype(np.int64), score[idx].astype(np.float64)
+
+    # ---- the whole frame ---------------------------------------------------------------------
+    def detect(
+        self, photo: Image, reference: Reference | None, frame: TableFrame
+    ) -> tuple[Detections, dict[str, float], Image]:
+        """Bases and objective markers in table inches; timings; the top-down view the model saw."""
+        times = {}
+        start = time.perf_counter()
+        top = frame.rectify(photo, DETECT_PX_PER_IN)
+        times["rectify_ms"] = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        boxes, cls, score = self.boxes(top)
+        times["network_ms"] = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        rows = []
+        for box, c, s in zip(boxes, cls, score, strict=True):
+            name = CLASSES[int(c)]
+            if name == "terrain":
+                continue
+            centre_in = ((box[0] + box[2]) / 2 / DETECT_PX_PER_IN, (box[1] + box[3]) / 2 / DETECT_PX_PER_IN)
+            size_in = ((box[2] - box[0]) / DETECT_PX_PER_IN, (box[3] - box[1]) / DETECT_PX_PER_IN)
+            rows.append(self._measure(photo, reference, frame, name, centre_in, size_in, float(s)))
+        times["refine_ms"] = (time.perf_counter() - start) * 1e3
+        if not rows:
+            return Detections.empty(), times, top
+        return (
+            Detections(
+                np.array([r[0] for r in rows]),
+                np.array([r[1] for r in rows]),
+                np.array([r[2] for r in rows]),
+                np.array([r[3] for r in rows]),
+                np.array([r[4] for r in rows]),
+                np.array([r[5] for r in rows], np.int8),
+                np.array([r[6] for r in rows], dtype="<U8"),
+                np.array([r[7] for r in rows]),
+                np.array([r[8] for r in rows]),
+            ),
+            times,
+            top,
+        )
+
+    # ---- one piece -------------------------------------------------------------------------
+    def _measure(
+        self,
+        photo: Image,
+        reference: Reference | None,
+        frame: TableFrame,
+        name: str,
+        centre_in: tuple[float, float],
+        size_in: tuple[float, float],
+        score: float,
+    ) -> tuple[Any, ...]:
+        """(x, y, a, b, facing, kind, size, score, colour) of one proposal, refined in a 40 px/in patch."""
+        ppi = self.px_per_in
+        half_in = max(size_in) * 0.85 + 0.15
+        x0 = int(np.floor((centre_in[0] - half_in) * ppi))
+        y0 = int(np.floor((centre_in[1] - half_in) * ppi))
+        side = int(np.ceil(2 * half_in * ppi))
+        patch = frame.rectify(photo, ppi, (x0, y0, side, side))
+        ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
+        edges = _edge_points(patch, ref_patch)
+        cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
+        colour_of = ClassicalDetector(ppi)._rim_colour
+        if name == "objective":
+            r = OBJECTIVE_MM / 2 / MM_PER_IN * ppi
+            fit = ClassicalDetector._fit_circle(edges, cx, cy, r)
+            if fit is not None and abs(fit[2] - r) < 0.12 * r:
+                cx, cy = fit[0], fit[1]
+            r_in = OBJECTIVE_MM / 2 / MM_PER_IN
+            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3))
+        if name == "oval":
+            size, facing = _oval_shape(size_in, patch, ref_patch, cx, cy)
+            a, b = base_semi_axes_in(size)
+            colour = colour_of(patch, cx, cy, b * ppi)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour)
+        radius_guess_in = (size_in[0] + size_in[1]) / 4
+        size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] - radius_guess_in))
+        fit = ClassicalDetector._fit_circle(edges, cx, cy, base_semi_axes_in(size)[0] * ppi)
+        fitted = score * 0.5
+        if fit is not None and fit[3] >= 0.35:
+            refined = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * ppi - fit[2]))
+            if abs(base_semi_axes_in(refined)[0] * ppi - fit[2]) < 0.12 * base_semi_axes_in(refined)[0] * ppi:
+                cx, cy, size = fit[0], fit[1], refined
+                fitted = max(FITTED_SCORE_FLOOR, score * fit[3])
+        a = base_semi_axes_in(size)[0]
+        colour = colour_of(patch, cx, cy, a * ppi)
+        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour)
+
+
+def _slice(image: Image, x0: int, y0: int, side: int) -> Image:
+    """A square of ``image`` (zero outside it), for patches that reach past the table's edge."""
+    out = np.zeros((side, side) + image.shape[2:], image.dtype)
+    ys, xs = (
+        slice(max(y0, 0), max(min(y0 + side, image.shape[0]), 0)),
+        slice(max(x0, 0), max(min(x0 + side, image.shape[1]), 0)),
+    )
+    part = image[ys, xs]
+    out[ys.start - y0 : ys.start - y0 + part.shape[0], xs.start - x0 : xs.start - x0 + part.shape[1]] = part
+    return out
+
+
+def _edge_points(patch: Image, ref_patch: Image | None) -> npt.NDArray[np.float64]:
+    """Outline points: where the photo differs from the empty table (with a reference), else its edges."""
+    if ref_patch is not None:
+        fg = ClassicalDetector()._foreground(patch, ref_patch)
+        return ClassicalDetector._edge_points(fg)
+    gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.0), 30, 90)
+    return np.argwhere(edges > 0)[:, ::-1].astype(np.float64)
+
+
+def _oval_shape(
+    size_in: tuple[float, float], patch: Image, ref_patch: Image | None, cx: float, cy: float
+) -> tuple[str, float]:
+    """The standard oval nearest the proposal, and its facing (from the blob's ellipse where one fits)."""
+    long_in, short_in = max(size_in) / 2, min(size_in) / 2
+    facing = 0.0 if size_in[0] >= size_in[1] else 90.0
+    if ref_patch is not None:
+        fg = ClassicalDetector()._foreground(patch, ref_patch)
+        contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        inside = [c for c in contours if len(c) >= 20 and cv2.pointPolygonTest(c, (cx, cy), False) >= 0]
+        if inside:
+            (_, _), (w, h), angle = cv2.fitEllipse(max(inside, key=len))
+            long_in, short_in = max(w, h) / 2 / REFINE_PX_PER_IN, min(w, h) / 2 / REFINE_PX_PER_IN
+            facing = (angle + (90.0 if w < h else 0.0)) % 180.0
+    size = min(OVALS, key=lambda s: abs(base_semi_axes_in(s)[0] - long_in) + abs(base_semi_axes_in(s)[1] - short_in))
+    return size, facing
+
+
+def model_card(model_path: Path = DEFAULT_MODEL) -> dict[str, Any]:
+    """The shipped model's card (data, settings, metrics, date), kept beside the weights."""
+    card = Path(model_path).with_suffix(".card.json")
+    return dict(json.loads(card.read_text(encoding="utf-8"))) if card.exists() else {}

@@ -1,0 +1,1 @@
+"""Training the learned detector: data export, training, adaptation. Never imported at run time."""

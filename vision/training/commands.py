@@ -1,0 +1,81 @@
+"""`tablesight train-detector` and `tablesight adapt`: data, training, ONNX export, model card.
+
+Training code (needs the ``train`` extra); the CLI imports this only inside those two commands.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
+from vision.training.dataset import export_dataset
+from vision.training.train import export_onnx, train
+
+MODEL_YAML = Path(__file__).parent / "yolo11n-tablesight.yaml"
+
+
+def last_metrics(run_dir: Path) -> dict[str, float]:
+    """The final epoch's validation figures from ultralytics' results.csv."""
+    results = run_dir / "results.csv"
+    if not results.exists():
+        return {}
+    with results.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return {}
+    last = {k.strip(): v for k, v in rows[-1].items()}
+    keys = ["epoch", "metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)"]
+    return {k: round(float(last[k]), 4) for k in keys if k in last}
+
+
+def write_card(out: Path, onnx: Path, data: dict[str, Any], settings: dict[str, Any], metrics: dict[str, Any]) -> Path:
+    card = {
+        "model": onnx.name,
+        "architecture": "YOLO11 nano, deepest layers capped at 128 channels (vision/training/yolo11n-tablesight.yaml)",
+        "classes": CLASSES,
+        "input": f"the rectified top-down view at {DETECT_PX_PER_IN} px/inch, any size (multiple of 32), RGB 0..1",
+        "output": "(1, 4 + classes, N): cx, cy, w, h in input pixels, then class scores; no NMS inside",
+        "data": data,
+        "settings": settings,
+        "validation": metrics,
+        "date": datetime.date.today().isoformat(),
+    }
+    path = onnx.with_suffix(".card.json")
+    path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def train_detector(
+    out: str | Path,
+    tables: int = 200,
+    seed: int = 100_000,
+    epochs: int = 30,
+    imgsz: int = 320,
+    batch: int = 16,
+    device: str = "cpu",
+    resume: bool = False,
+    workers: int = 2,
+    ship: bool = False,
+) -> dict[str, Any]:
+    """Render data (once), train from scratch (or resume), export ONNX, write the card; ``ship`` installs it."""
+    root = Path(out).resolve()
+    data_dir = root / "data"
+    summary_file = data_dir / "dataset.json"
+    if summary_file.exists():
+        data = json.loads(summary_file.read_text(encoding="utf-8"))
+    else:
+        data = export_dataset(data_dir, tables, seed, workers=workers)
+    settings = {"epochs": epochs, "imgsz": imgsz, "batch": batch, "device": device, "seed": 0, "from": "scratch"}
+    best = train(data_dir / "data.yaml", root, epochs, imgsz, batch, device, resume, str(MODEL_YAML), workers=workers)
+    onnx = export_onnx(best, root / DEFAULT_MODEL.name, root)
+    shutil.copyfile(best, onnx.with_suffix(".pt"))
+    card = write_card(root, onnx, data, settings, last_metrics(root / "run"))
+    if ship:
+        for path in (onnx, onnx.with_suffix(".pt"), card):
+            shutil.copyfile(path, DEFAULT_MODEL.parent / path.name)
+    return {"onnx": str(onnx), "weights": str(best), "card": str(card), "data": data}

@@ -1,0 +1,150 @@
+"""Training data for the learned detector: rendered tables, rectified, cut into tiles with YOLO labels.
+
+The detector works in the rectified top-down view at a fixed scale
+(``DETECT_PX_PER_IN``), where a base has a known size in pixels whatever the
+camera. A tile is ``TILE_PX`` square; bigger tables are cut into overlapping
+tiles. Labels are boxes (class cx cy w h, normalised) made from the true
+outlines as the camera saw them, mapped back to the table plane, so a base on a
+hill is labelled where it appears in the top-down view.
+
+Training-time code: imports the renderer, never ultralytics (that is train.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.lens import LensModel
+from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, TILE_PX
+from vision.synth.table import RenderedTable, render_table, webcam_lens
+
+Image = npt.NDArray[np.uint8]
+TILE_STRIDE_PX = 256  # tiles overlap by 64 px: more than the largest base (a 120 mm oval is ~60 px)
+MIN_VISIBLE = 0.6  # a piece cut by a tile's edge is labelled if this share of its box is inside
+
+
+@dataclass(frozen=True)
+class Box:
+    cls: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+def boxes_in_top_view(table: RenderedTable, frame: TableFrame, px_per_in: float) -> list[Box]:
+    """Every true piece's box in the rectified view at ``px_per_in``."""
+    base_of = {m["id"]: m["base"] for m in table.scene["models"]}
+    out = []
+    for kind, ident, outline_px in table.outlines_px:
+        xy = frame.image_to_table(outline_px) * px_per_in
+        name = ("oval" if "x" in base_of[ident] else "round") if kind == "base" else kind
+        cls = CLASSES.index(name)
+        out.append(Box(cls, *xy.min(axis=0), *xy.max(axis=0)))
+    return out
+
+
+def tile_origins(length_px: int) -> list[int]:
+    """Tile starts along one side: one tile if it fits, else overlapping tiles ending flush with the side."""
+    if length_px <= TILE_PX:
+        return [0]
+    count = math.ceil((length_px - TILE_PX) / TILE_STRIDE_PX) + 1
+    return [round(k * (length_px - TILE_PX) / (count - 1)) for k in range(count)]
+
+
+def tiles(top: Image, boxes: list[Box]) -> Iterator[tuple[Image, list[str]]]:
+    """Tiles of the top view (padded to TILE_PX) with their YOLO label lines."""
+    h, w = top.shape[:2]
+    for y0 in tile_origins(h):
+        for x0 in tile_origins(w):
+            tile = np.zeros((TILE_PX, TILE_PX, 3), np.uint8)
+            part = top[y0 : y0 + TILE_PX, x0 : x0 + TILE_PX]
+            tile[: part.shape[0], : part.shape[1]] = part
+            lines = []
+            for b in boxes:
+                cx0, cy0 = max(b.x0 - x0, 0.0), max(b.y0 - y0, 0.0)
+                cx1, cy1 = min(b.x1 - x0, part.shape[1]), min(b.y1 - y0, part.shape[0])
+                if cx1 <= cx0 or cy1 <= cy0:
+                    continue
+                whole = (b.x1 - b.x0) * (b.y1 - b.y0)
+                if (cx1 - cx0) * (cy1 - cy0) < MIN_VISIBLE * whole and b.cls != CLASSES.index("terrain"):
+                    continue
+                cx, cy = (cx0 + cx1) / 2 / TILE_PX, (cy0 + cy1) / 2 / TILE_PX
+                bw, bh = (cx1 - cx0) / TILE_PX, (cy1 - cy0) / TILE_PX
+                lines.append(f"{b.cls} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}")
+            yield tile, lines
+
+
+def _export_one(args: tuple[int, str, str, str]) -> int:
+    seed, game, out_dir, lens_path = args
+    done = sorted((Path(out_dir) / "labels").glob(f"{seed:06d}_*.txt"))
+    if done:  # exported by an earlier, interrupted run
+        return len(done)
+    lens = LensModel.load(lens_path)
+    table = render_table(seed, game)
+    try:
+        frame = calibrate(table.empty, table.layout, lens)
+    except CalibrationError:
+        return 0  # a render whose markers the camera cannot see: a player would move the camera
+    top = frame.rectify(table.image, DETECT_PX_PER_IN)
+    boxes = boxes_in_top_view(table, frame, DETECT_PX_PER_IN)
+    count = 0
+    for k, (tile, lines) in enumerate(tiles(top, boxes)):
+        stem = f"{seed:06d}_{k}"
+        cv2.imwrite(str(Path(out_dir) / "images" / f"{stem}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        (Path(out_dir) / "labels" / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+        count += 1
+    return count
+
+
+def export_dataset(
+    out: str | Path,
+    tables: int,
+    seed: int = 100_000,
+    val_fraction: float = 0.1,
+    games: tuple[str, ...] = ("focal-point", "grinding-annihilation", "miniature-skirmish"),
+    workers: int = 2,
+) -> dict[str, Any]:
+    """Render ``tables`` seeded tables into a YOLO dataset (train/ and val/ split by table) with data.yaml."""
+    root = Path(out).resolve()
+    lens_path = root / "lens.json"
+    root.mkdir(parents=True, exist_ok=True)
+    webcam_lens(seed).save(lens_path)
+    n_val = max(1, round(tables * val_fraction)) if tables > 1 else 0
+    jobs = []
+    for k in range(tables):
+        split = "val" if k < n_val else "train"
+        for sub in ("images", "labels"):
+            (root / split / sub).mkdir(parents=True, exist_ok=True)
+        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path)))
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        counts = list(pool.map(_export_one, jobs))
+    if n_val == 0:  # one table: validate on what we train on (smoke runs only)
+        (root / "val").mkdir(exist_ok=True)
+    (root / "data.yaml").write_text(
+        f"path: {root}\ntrain: train/images\nval: {'val' if n_val else 'train'}/images\n"
+        f"names:\n" + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
+        encoding="utf-8",
+    )
+    summary = {
+        "tables": tables,
+        "seed": seed,
+        "games": list(games),
+        "tiles": sum(counts),
+        "val_tables": n_val,
+        "px_per_in": DETECT_PX_PER_IN,
+        "tile_px": TILE_PX,
+    }
+    (root / "dataset.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary

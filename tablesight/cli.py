@@ -262,7 +262,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def cmd_render_tables(args: argparse.Namespace) -> int:
     from vision.evaluate import render_dataset
 
-    written = render_dataset(args.out, args.count, args.seed)
+    written = render_dataset(args.out, args.count, args.seed, style=args.style)
     _emit(
         args,
         {"out": args.out, "images": [str(p) for p in written]},
@@ -292,6 +292,22 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
             "time (median): " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in report["time_ms_median"].items()),
         ]
     _emit(args, reports[0] if len(reports) == 1 else {"reports": reports}, "\n".join(lines))
+    return 0
+
+
+def cmd_adapt(args: argparse.Namespace) -> int:
+    try:
+        from vision.training.adapt import adapt  # training code: only in this command
+    except ImportError as error:
+        raise ValueError(f"adapting needs the train extra: pip install -e '.[train]' ({error})") from error
+    result = adapt(args.folder, args.out, args.epochs, args.limit, device=args.device)
+    skipped = "".join(f"\n  skipped {s}" for s in result["skipped"])
+    _emit(
+        args,
+        result,
+        f"adapted on {len(result['frames'])} confirmed frames: {result['onnx']}{skipped}\n"
+        f"  use it with: tablesight analyze PHOTO --detector learned --model {result['onnx']}",
+    )
     return 0
 
 
@@ -516,6 +532,9 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument("out")
     rt.add_argument("--count", type=int, default=20)
     rt.add_argument("--seed", type=int, default=0)
+    rt.add_argument(
+        "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
+    )
     rt.set_defaults(run=cmd_render_tables)
 
     ev = add("eval-vision", "compare what perception finds with the truth of rendered tables")
@@ -536,6 +555,14 @@ def build_parser() -> argparse.ArgumentParser:
     td.add_argument("--resume", action="store_true", help="go on from the last checkpoint in OUT")
     td.add_argument("--ship", action="store_true", help="install the result as the shipped model")
     td.set_defaults(run=cmd_train_detector)
+
+    ad = add("adapt", "fine-tune the shipped detector on frames the players confirmed (train extra; CPU, minutes)")
+    ad.add_argument("folder", help="NAME.jpg + NAME.scene.json pairs (and lens.json if the lens was calibrated)")
+    ad.add_argument("--out", default="adapted-detector")
+    ad.add_argument("--epochs", type=int, default=15)
+    ad.add_argument("--limit", type=int, default=None, help="use at most this many frames")
+    ad.add_argument("--device", default="cpu")
+    ad.set_defaults(run=cmd_adapt)
     ev.set_defaults(run=cmd_eval_vision)
 
     wt = add("watch", "follow a camera (or video, or folder of frames) and print rulings as they change")

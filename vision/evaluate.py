@@ -33,7 +33,11 @@ def yolo_labels(outlines: list[tuple[str, str, np.ndarray]], size: tuple[int, in
 
 
 def render_dataset(
-    out: str | Path, count: int, seed: int = 0, games: tuple[str, ...] = ("focal-point", "grinding-annihilation")
+    out: str | Path,
+    count: int,
+    seed: int = 0,
+    games: tuple[str, ...] = ("focal-point", "grinding-annihilation"),
+    style: str = "standard",
 ) -> list[Path]:
     """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out."""
     root = Path(out)
@@ -44,7 +48,7 @@ def render_dataset(
     lens.save(root / "lens.json")
     for k in range(count):
         game = games[k % len(games)]
-        table = render_table(seed + k, game)
+        table = render_table(seed + k, game, style=style)
         stem = root / f"{seed + k:05d}"
         cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])

@@ -29,6 +29,9 @@ from vision.synth.markers_table import marker_image
 Image = npt.NDArray[np.uint8]
 BASE_HEIGHT_IN = 0.15
 TEAM_COLOURS_BGR = [(40, 40, 200), (200, 90, 30), (40, 170, 40), (30, 200, 220), (160, 40, 160), (230, 230, 230)]
+# A style never trained on (to measure adaptation): flagstone mats and other team colours.
+STYLES = ("standard", "flagstone")
+HELD_OUT_TEAM_COLOURS_BGR = [(0, 130, 255), (190, 170, 255), (140, 140, 0), (50, 50, 50), (120, 200, 150)]
 GAMES = {
     "focal-point": (24.0, 24.0),
     "grinding-annihilation": (44.0, 60.0),
@@ -53,7 +56,9 @@ def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
     return int(pixel[0]), int(pixel[1]), int(pixel[2])
 
 
-def _mat(rng: np.random.Generator, shape: tuple[int, int], dark: bool) -> npt.NDArray[np.float32]:
+def _mat(
+    rng: np.random.Generator, shape: tuple[int, int], dark: bool, style: str = "standard", ppi: float = 50.0
+) -> npt.NDArray[np.float32]:
     h, w = shape
     base = np.array(
         _hsv_to_bgr(rng.uniform(0, 180), rng.uniform(30, 160), rng.uniform(35, 70) if dark else rng.uniform(80, 190)),
@@ -63,6 +68,15 @@ def _mat(rng: np.random.Generator, shape: tuple[int, int], dark: bool) -> npt.ND
     for scale, amp in ((6, 10.0), (30, 14.0), (120, 18.0)):
         small = rng.normal(0.0, 1.0, (max(2, h // scale), max(2, w // scale), 1)).astype(np.float32)
         mat += amp * cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)[..., None]
+    if style == "flagstone":  # 2" stones, each its own shade, with dark joints
+        step = int(2 * ppi)
+        for y0 in range(0, h, step):
+            for x0 in range(0, w, step):
+                mat[y0 : y0 + step, x0 : x0 + step] *= float(rng.uniform(0.75, 1.15))
+        joint = max(1, int(0.08 * ppi))
+        for k in range(0, max(h, w), step):
+            mat[k : k + joint, :] *= 0.45
+            mat[:, k : k + joint] *= 0.45
     return mat
 
 
@@ -194,10 +208,14 @@ def render_table(
     hfov_deg: float = WEBCAM_HFOV_DEG,
     distortion: tuple[float, ...] = WEBCAM_DISTORTION,
     models_at: dict[str, tuple[float, float]] | None = None,
+    style: str = "standard",
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
-    ``models_at``: model id -> (x, y) inches, to move models on the same seeded table (a scripted game)."""
+    ``models_at``: model id -> (x, y) inches, to move models on the same seeded table (a scripted game).
+    ``style``: 'standard' (what the detector is trained on) or 'flagstone' (held out: other mats, colours)."""
+    if style not in STYLES:
+        raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     rng = np.random.default_rng(seed)
     table = GAMES.get(game, (24.0, 24.0))
     if hard is None:
@@ -210,8 +228,9 @@ def render_table(
     dark = hard == "dark"
 
     players = ["red", "blue"]
-    team_idx = rng.choice(len(TEAM_COLOURS_BGR), 2, replace=False)
-    team = {p: TEAM_COLOURS_BGR[int(i)] for p, i in zip(players, team_idx, strict=True)}
+    palette = TEAM_COLOURS_BGR if style == "standard" else HELD_OUT_TEAM_COLOURS_BGR
+    team_idx = rng.choice(len(palette), 2, replace=False)
+    team = {p: palette[int(i)] for p, i in zip(players, team_idx, strict=True)}
     terrain = _terrain(rng, table, int(rng.integers(3, 7)) if table[0] < 30 else int(rng.integers(8, 14)))
     if hard == "hills":
         hill = shapely.affinity.scale(shapely.Point(table[0] / 2, table[1] / 2).buffer(1.0, quad_segs=16), 4.0, 3.0)
@@ -244,7 +263,7 @@ def render_table(
 
     # ---- the flat layer ----
     tex = np.full((h_px, w_px, 3), 35, np.float32)
-    mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark)
+    mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark, style, ppi)
     o = int(border * ppi)
     tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
     shadow_dir = rng.normal(0, 1, 2)

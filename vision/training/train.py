@@ -84,7 +84,7 @@ def train(
         "deterministic": True,
         "amp": False,  # its check downloads weights
         "plots": False,
-        "pretrained": False,
+        "pretrained": weights is not None,
         "project": str(out),
         "name": "run",
         "exist_ok": True,

@@ -1,0 +1,124 @@
+"""`tablesight adapt`: fine-tune the shipped detector on frames the players confirmed, on CPU, in minutes.
+
+A confirmed frame is a photo of the table and the scene the players agreed it
+shows (what the referee page keeps after corrections). The folder holds
+``NAME.jpg`` with ``NAME.scene.json`` beside it, and ``lens.json`` when the
+camera's lens was calibrated. Each photo is calibrated from its own markers,
+rectified like the training data, and labelled from its scene; the shipped
+weights are then trained a few epochs at a low learning rate (as chesscog
+adapts to a new chess set from two photos).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from geometry.shapes import base_semi_axes_in
+from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
+from vision.training.dataset import Box, tiles
+from vision.training.train import export_onnx, train
+
+SHIPPED_WEIGHTS = DEFAULT_MODEL.with_suffix(".pt")  # the trainable twin of the shipped ONNX
+
+
+def scene_boxes(scene: dict[str, Any], frame: TableFrame, px_per_in: float) -> list[Box]:
+    """The scene's pieces as boxes in the top-down view (a base standing on a hill where the camera sees it)."""
+    out = []
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    for m in scene.get("models", []):
+        a, b = base_semi_axes_in(m["base"])
+        f = np.radians(m.get("facing_deg", 0.0))
+        pts = np.c_[
+            m["x"] + a * np.cos(t) * np.cos(f) - b * np.sin(t) * np.sin(f),
+            m["y"] + a * np.cos(t) * np.sin(f) + b * np.sin(t) * np.cos(f),
+        ]
+        z = float(m.get("z", 0.0))
+        if z and frame.rvec is not None:
+            pts = frame.image_to_table(frame.table_to_image(pts, z))
+        cls = CLASSES.index("oval" if "x" in str(m["base"]) else "round")
+        out.append(Box(cls, *(pts.min(axis=0) * px_per_in), *(pts.max(axis=0) * px_per_in)))
+    for o in scene.get("objectives", []):
+        r = o.get("diameter_mm", 40) / 2 / 25.4
+        x, y = o["x"] * px_per_in, o["y"] * px_per_in
+        out.append(
+            Box(CLASSES.index("objective"), x - r * px_per_in, y - r * px_per_in, x + r * px_per_in, y + r * px_per_in)
+        )
+    for piece in scene.get("terrain", []):
+        poly = np.asarray(piece["polygon"], float) * px_per_in
+        out.append(Box(CLASSES.index("terrain"), *poly.min(axis=0), *poly.max(axis=0)))
+    return out
+
+
+def confirmed_frames_dataset(folder: str | Path, out: str | Path, limit: int | None = None) -> dict[str, Any]:
+    """Tiles and labels from a folder of confirmed frames; returns what was used and what was skipped (why)."""
+    src, root = Path(folder), Path(out)
+    lens = LensModel.load(src / "lens.json") if (src / "lens.json").exists() else None
+    for sub in ("images", "labels"):
+        (root / "train" / sub).mkdir(parents=True, exist_ok=True)
+    used, skipped = [], []
+    photos = sorted(p for p in src.glob("*.jpg") if (src / f"{p.stem}.scene.json").exists())
+    for photo_path in photos[:limit]:
+        scene = json.loads((src / f"{photo_path.stem}.scene.json").read_text(encoding="utf-8"))
+        photo = cv2.imread(str(photo_path))
+        if photo is None:
+            skipped.append(f"{photo_path.name}: not a readable image")
+            continue
+        layout = Layout.default(scene["table"]["width_in"], scene["table"]["depth_in"])
+        try:
+            frame = calibrate(photo, layout, lens)
+        except CalibrationError as error:
+            skipped.append(f"{photo_path.name}: {error}")
+            continue
+        top = frame.rectify(photo, DETECT_PX_PER_IN)
+        for k, (tile, lines) in enumerate(tiles(top, scene_boxes(scene, frame, DETECT_PX_PER_IN))):
+            cv2.imwrite(str(root / "train" / "images" / f"{photo_path.stem}_{k}.jpg"), tile)
+            (root / "train" / "labels" / f"{photo_path.stem}_{k}.txt").write_text("\n".join(lines) + "\n")
+        used.append(photo_path.name)
+    if not used:
+        raise ValueError(f"{src}: no usable confirmed frame (NAME.jpg with NAME.scene.json); skipped: {skipped}")
+    (root / "data.yaml").write_text(
+        f"path: {root.resolve()}\ntrain: train/images\nval: train/images\nnames:\n"
+        + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
+        encoding="utf-8",
+    )
+    return {"frames": used, "skipped": skipped}
+
+
+def adapt(
+    folder: str | Path,
+    out: str | Path,
+    epochs: int = 15,
+    limit: int | None = None,
+    base_weights: str | Path = SHIPPED_WEIGHTS,
+    device: str = "cpu",
+) -> dict[str, Any]:
+    """Fine-tune ``base_weights`` on the confirmed frames in ``folder``; the adapted ONNX goes to ``out``."""
+    root = Path(out).resolve()
+    if root.exists():
+        shutil.rmtree(root / "data", ignore_errors=True)
+        shutil.rmtree(root / "run", ignore_errors=True)
+    data = confirmed_frames_dataset(folder, root / "data", limit)
+    extra = {"lr0": 0.002, "lrf": 0.5, "warmup_epochs": 0.0, "mosaic": 0.5, "close_mosaic": 0, "patience": epochs}
+    best = train(
+        root / "data" / "data.yaml",
+        root,
+        epochs=epochs,
+        batch=8,
+        device=device,
+        weights=base_weights,
+        extra=extra,
+        workers=0,
+    )
+    onnx = export_onnx(best, root / "adapted.onnx", root)
+    card = {"base": str(base_weights), "frames": data["frames"], "skipped": data["skipped"], "epochs": epochs}
+    onnx.with_suffix(".card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return {"onnx": str(onnx), **card}

@@ -15,10 +15,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# The learning stack (torch, ultralytics: ~6 GB, a few minutes) for the training smoke test.
+$(VENV)/.train-installed: pyproject.toml | $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	touch $@
+
 demo: $(VENV)/.installed
 	$(BIN)/tablesight serve
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed $(VENV)/.train-installed
 	sh scripts/ensure_chromium.sh
 	$(BIN)/python -m pytest
 

@@ -360,7 +360,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         feed_factory = lambda: CameraFeed(  # noqa: E731
             lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players
         )
-    config = ServerConfig(str(db), tick_s=args.tick, guard=guard, feed_factory=feed_factory)
+    config = ServerConfig(
+        str(db), tick_s=args.tick, guard=guard, feed_factory=feed_factory, confirmed_dir=args.keep_frames
+    )
     host = "0.0.0.0" if args.lan else "127.0.0.1"
     print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
     if args.lan:
@@ -587,6 +589,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--camera", default=None, help="camera index, stream, video or folder; its first frame is the empty table"
     )
     sv.add_argument("--game", default="focal-point", help="with --camera: the game played")
+    sv.add_argument(
+        "--keep-frames",
+        default="~/.tablesight/confirmed",
+        help="with --camera: keep each confirmed round's photo and scene here (for tablesight adapt)",
+    )
     sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
     add_layout(sv)
     sv.set_defaults(run=cmd_serve)

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
@@ -120,6 +121,7 @@ class ServerConfig:
     tick_s: float = 1.0
     guard: GuardConfig = field(default_factory=GuardConfig)
     feed_factory: Callable[[], Feed] = SampleFeed
+    confirmed_dir: str | None = None  # where a camera game keeps each confirmed round's frame (for `adapt`)
 
 
 class Hub:
@@ -321,7 +323,15 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     @app.post("/api/round/confirm")
     def confirm_round(body: ConfirmRound) -> dict[str, Any]:
+        scene = session.scene.to_dict()
         out = session.confirm_round(body.round)
+        keep = getattr(feed, "keep_confirmed", None)
+        if keep is not None and config.confirmed_dir:
+            try:
+                kept = keep(scene, Path(config.confirmed_dir).expanduser(), f"game{session.game_id}-round{body.round}")
+                out["kept_frame"] = str(kept) if kept else None
+            except OSError as error:  # the round stays confirmed; only the training copy is lost
+                out["kept_frame_problem"] = str(error)
         changed_now()
         return out
 

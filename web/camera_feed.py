@@ -9,8 +9,14 @@ corrections, which name them) stay put from frame to frame.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
@@ -46,6 +52,20 @@ class CameraFeed:
         self.reference: Reference | None = None
         self.tracker: IdentityTracker | None = None
         self.first: dict[str, Any] | None = None
+        self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
+
+    def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path | None:
+        """The photo and the scene the players confirmed on it: training data for `tablesight adapt`."""
+        if self.last_photo is None:
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        photo = folder / f"{name}.jpg"
+        if not cv2.imwrite(str(photo), self.last_photo, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+            raise OSError(f"{photo}: cannot write the confirmed frame there")
+        (folder / f"{name}.scene.json").write_text(json.dumps(scene) + "\n", encoding="utf-8")
+        if self.lens is not None and not (folder / "lens.json").exists():
+            self.lens.save(folder / "lens.json")
+        return photo
 
     def _status(self, message: str, hidden: tuple[int, ...] = (), stale: bool = False) -> CameraStatus:
         seen = tuple(sorted(m.id for m in self.layout.markers if m.id not in hidden))
@@ -74,6 +94,7 @@ class CameraFeed:
             )
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
+        self.last_photo = status.frame
         return self._identify(result.scene), self._status(calib.message, calib.hidden, calib.stale)
 
     def _identify(self, scene: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,91 @@
+"""Learned detection of a 1080p frame, and the same model through each runtime, side by side.
+
+Run: ``python benchmarks/bench_detector.py`` (needs the train extra for the torch, onnxruntime and
+OpenVINO rows; without it only cv2.dnn and the classical detector are timed). Seeded.
+The 44"x60" table is the big case: its top-down view at 12.8 px/in is 563x768 px.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+from timing import median_ms
+
+from calibration.lens import LensModel
+from calibration.table_frame import calibrate
+from vision.detect_classical import ClassicalDetector
+from vision.detect_learned import DEFAULT_MODEL, DETECT_PX_PER_IN, LearnedDetector
+from vision.synth.table import render_table
+
+
+def padded_blob(top: np.ndarray) -> np.ndarray:
+    h, w = top.shape[:2]
+    padded = np.zeros((-(-h // 32) * 32, -(-w // 32) * 32, 3), np.uint8)
+    padded[:h, :w] = top
+    return cv2.dnn.blobFromImage(padded, 1 / 255.0, swapRB=True)
+
+
+def main() -> None:
+    cv2.setNumThreads(os.cpu_count() or 2)
+    for game in ("focal-point", "grinding-annihilation"):
+        bench(game)
+
+
+def bench(game: str) -> None:
+    table = render_table(5001 if game == "focal-point" else 5000, game, hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    learned = LearnedDetector(DEFAULT_MODEL)
+    reference = learned.prepare(table.empty, frame)
+    classical = ClassicalDetector()
+    top = frame.rectify(table.image, DETECT_PX_PER_IN)
+    blob = padded_blob(top)
+    whole = median_ms(lambda: learned.detect(table.image, reference, frame), 7)
+    _, stages, _ = learned.detect(table.image, reference, frame)
+    net = median_ms(lambda: learned.boxes(top), 7)
+    base = median_ms(lambda: classical.detect(table.image, reference, frame), 7)
+    print(f"{game}: 1920x1080 frame, top-down view {top.shape[1]}x{top.shape[0]} px")
+    print(f"  learned, whole frame (cv2.dnn): {whole:.0f} ms (target <= 200 ms)")
+    print("    stages: " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in stages.items()))
+    print(f"  classical, whole frame (baseline): {base:.0f} ms -> learned x{base / whole:.2f}")
+    print(f"  network only, cv2.dnn: {net:.0f} ms")
+    try:
+        import onnxruntime as ort
+
+        session = ort.InferenceSession(str(DEFAULT_MODEL), providers=["CPUExecutionProvider"])
+        name = session.get_inputs()[0].name
+        t = median_ms(lambda: session.run(None, {name: blob}), 7)
+        print(f"  network only, onnxruntime: {t:.0f} ms (x{net / t:.2f} of cv2.dnn's speed)")
+    except ImportError:
+        print("  onnxruntime: not installed (pip install -e '.[train]')")
+    try:
+        import openvino as ov
+
+        compiled = ov.Core().compile_model(str(DEFAULT_MODEL), "CPU")
+        t = median_ms(lambda: compiled(blob), 7)
+        print(f"  network only, OpenVINO: {t:.0f} ms (x{net / t:.2f} of cv2.dnn's speed)")
+    except ImportError:
+        print("  OpenVINO: not installed")
+    try:
+        import torch
+
+        from vision.training.train import offline_environment
+
+        offline_environment(Path(tempfile.mkdtemp()))
+        from ultralytics import YOLO
+
+        model = YOLO(str(DEFAULT_MODEL.with_suffix(".pt"))).model.eval()
+        tensor = torch.from_numpy(blob)
+        with torch.inference_mode():
+            t = median_ms(lambda: model(tensor), 7)
+        print(f"  network only, torch (same weights): {t:.0f} ms -> cv2.dnn x{t / net:.2f} faster")
+    except ImportError:
+        print("  torch: not installed")
+
+
+if __name__ == "__main__":
+    main()

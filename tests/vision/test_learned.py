@@ -1,0 +1,96 @@
+"""The learned detector at run time (cv2.dnn, no torch) and its training data, on rendered tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.lens import LensModel
+from calibration.table_frame import calibrate
+from geometry.shapes import MM_PER_IN, base_semi_axes_in
+from vision.analyze import analyze, make_detector
+from vision.detect_classical import ClassicalDetector
+from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN, TILE_PX, LearnedDetector, ModelError
+from vision.evaluate import _match
+from vision.synth.table import render_table
+from vision.training.dataset import MIN_VISIBLE, boxes_in_top_view, tile_origins, tiles
+
+
+def test_the_shipped_model_has_a_card_and_fits_the_size_budget() -> None:
+    assert DEFAULT_MODEL.is_file()
+    pt = DEFAULT_MODEL.with_suffix(".pt")
+    card = DEFAULT_MODEL.with_suffix(".card.json")
+    assert pt.is_file() and card.is_file()
+    assert DEFAULT_MODEL.stat().st_size + pt.stat().st_size <= 15 * 1024 * 1024
+    assert '"validation"' in card.read_text() and '"date"' in card.read_text()
+
+
+@pytest.mark.parametrize(("seed", "game"), [(5003, "focal-point"), (5004, "grinding-annihilation")])
+def test_learned_detector_finds_the_bases_of_a_held_out_render(seed: int, game: str) -> None:
+    table = render_table(seed, game)  # seeds 5000+ are the evaluation set: never trained on
+    truth = table.scene
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in truth["players"]}
+    detector = make_detector("learned")
+    assert isinstance(detector, LearnedDetector)
+    result = analyze(
+        table.image, table.layout, table.empty, lens=lens, players=players, terrain=truth["terrain"], detector=detector
+    )
+    matches = _match(truth["models"], result.scene["models"], lambda m: base_semi_axes_in(m["base"])[1])
+    assert len(matches) >= 0.85 * len(truth["models"])
+    assert len(matches) >= 0.85 * len(result.scene["models"])
+    errors_mm = [d * MM_PER_IN for _, _, d in matches]
+    assert float(np.median(errors_mm)) < 1.0
+    right_size = sum(truth["models"][i]["base"] == result.scene["models"][j]["base"] for i, j, _ in matches)
+    assert right_size >= 0.85 * len(matches)
+    assert result.times_ms["network_ms"] > 0
+
+
+def test_auto_uses_the_learned_model_where_present_and_classical_otherwise(tmp_path: Path) -> None:
+    assert isinstance(make_detector("auto"), LearnedDetector)
+    assert isinstance(make_detector("auto", tmp_path / "none.onnx"), ClassicalDetector)
+    assert isinstance(make_detector("classical"), ClassicalDetector)
+    with pytest.raises(ValueError, match="detector 'yolo'"):
+        make_detector("yolo")
+
+
+def test_a_missing_or_broken_model_is_named_in_the_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="none.onnx: no detector model there"):
+        LearnedDetector(tmp_path / "none.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(ModelError, match="broken.onnx: not a model cv2.dnn can read"):
+        LearnedDetector(broken)
+
+
+def test_tiles_cover_the_view_and_overlap_by_more_than_a_base() -> None:
+    for length in (100, 320, 321, 563, 768, 1200):
+        starts = tile_origins(length)
+        assert starts[0] == 0 and starts[-1] + TILE_PX >= length
+        assert all(b - a <= TILE_PX - 64 for a, b in zip(starts, starts[1:], strict=False))
+
+
+def test_training_labels_sit_on_the_true_bases() -> None:
+    table = render_table(100_003, "grinding-annihilation")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    boxes = boxes_in_top_view(table, frame, DETECT_PX_PER_IN)
+    rounds = [b for b in boxes if b.cls == CLASSES.index("round")]
+    flat = [m for m in table.scene["models"] if "x" not in m["base"] and not m.get("z")]
+    for m in flat:  # a round base on the table: a box of its diameter around its centre
+        d_px = 2 * base_semi_axes_in(m["base"])[0] * DETECT_PX_PER_IN
+        cx, cy = m["x"] * DETECT_PX_PER_IN, m["y"] * DETECT_PX_PER_IN
+        best = min(rounds, key=lambda b: abs((b.x0 + b.x1) / 2 - cx) + abs((b.y0 + b.y1) / 2 - cy))
+        assert abs((best.x0 + best.x1) / 2 - cx) < 0.3 and abs((best.y0 + best.y1) / 2 - cy) < 0.3
+        assert abs((best.x1 - best.x0) - d_px) < 0.5
+    top = frame.rectify(table.image, DETECT_PX_PER_IN)
+    cut = list(tiles(top, boxes))
+    assert len(cut) == len(tile_origins(top.shape[0])) * len(tile_origins(top.shape[1]))
+    for tile, lines in cut:
+        assert tile.shape == (TILE_PX, TILE_PX, 3)
+        for line in lines:
+            c, x, y, w, h = line.split()
+            assert int(c) < len(CLASSES) and all(0.0 <= float(v) <= 1.0 for v in (x, y, w, h))
+    assert 0 < MIN_VISIBLE < 1

@@ -1,0 +1,57 @@
+"""The training path end to end, small: render, train one epoch from scratch, export ONNX, run it with
+cv2.dnn; then adapt the result to one confirmed frame. Needs the train extra (``make test`` installs it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.table_frame import calibrate
+from vision.detect_learned import LearnedDetector
+from vision.synth.table import render_table, webcam_lens
+
+TABLESIGHT = str(Path(sys.executable).parent / "tablesight")
+
+
+def run(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "YOLO_OFFLINE": "1"}
+    done = subprocess.run([TABLESIGHT, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_train_export_run_with_cv2_dnn_then_adapt(tmp_path: Path) -> None:
+    out = run("train-detector", str(tmp_path / "det"), "--tables", "2", "--epochs", "1", "--batch", "4", cwd=tmp_path)
+    onnx = tmp_path / "det" / "bases-yolo11n.onnx"
+    assert "model" in out and onnx.is_file() and onnx.with_suffix(".pt").is_file()
+    card = json.loads(onnx.with_suffix(".card.json").read_text())
+    assert card["data"]["tables"] == 2 and card["settings"]["epochs"] == 1 and card["validation"]["epoch"] == 1
+    assert json.loads((tmp_path / "det" / "train-config.json").read_text())["amp"] is False  # recorded config
+
+    # Run time: OpenCV's dnn only, on a whole rectified table of any size.
+    detector = LearnedDetector(onnx)
+    table = render_table(7, "grinding-annihilation")
+    frame = calibrate(table.empty, table.layout, webcam_lens(100_000))
+    found, times, top = detector.detect(table.image, detector.prepare(table.empty, frame), frame)
+    assert top.shape[:2] == (768, 563) and times["network_ms"] > 0
+    assert len(found.x_in) == len(found.size)  # an untrained model may find nothing, but runs
+    boxes, classes, scores = detector.boxes(top)
+    assert boxes.shape == (len(classes), 4) and np.all((scores >= 0) & (scores <= 1))
+
+    # One confirmed frame (photo + the scene the players agreed) is enough to adapt on.
+    confirmed = tmp_path / "confirmed"
+    confirmed.mkdir()
+    cv2.imwrite(str(confirmed / "round1.jpg"), table.image)
+    (confirmed / "round1.scene.json").write_text(json.dumps(table.scene))
+    (confirmed / "broken.jpg").write_bytes(b"no image")
+    (confirmed / "broken.scene.json").write_text(json.dumps(table.scene))
+    webcam_lens(100_000).save(confirmed / "lens.json")
+    out = run("adapt", str(confirmed), "--out", str(tmp_path / "adapted"), "--epochs", "1", cwd=tmp_path)
+    assert "adapted on 1 confirmed frames" in out and "skipped broken.jpg: not a readable image" in out
+    LearnedDetector(tmp_path / "adapted" / "adapted.onnx").boxes(top)

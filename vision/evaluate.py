@@ -79,9 +79,14 @@ def _match(truth: list[dict[str, Any]], found: list[dict[str, Any]], radius_of: 
     return out
 
 
-def evaluate(directory: str | Path, csv_path: str | Path | None = None, detector: str = "classical") -> dict[str, Any]:
+def evaluate(
+    directory: str | Path,
+    csv_path: str | Path | None = None,
+    detector: str = "classical",
+    model_path: str | Path | None = None,
+) -> dict[str, Any]:
     """How ``detector`` (see ``vision.analyze.make_detector``) does on a rendered set, against its truth."""
-    chosen = make_detector(detector)
+    chosen = make_detector(detector, model_path)
     rows = []
     errors_mm: list[float] = []
     totals = {

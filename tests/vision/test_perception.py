@@ -56,3 +56,18 @@ def test_team_colours_go_to_the_nearest_confirmed_colour() -> None:
     colours = np.array([[40, 40, 200], [200, 90, 30], [60, 50, 180]], float)  # BGR: red, blue, reddish
     assert assign_teams(colours, {"red": "#c82828", "blue": "#1e5ac8"}) == ["red", "blue", "red"]
     assert assign_teams(colours, {}) == ["", "", ""]
+
+
+def test_moving_one_model_changes_only_that_model_in_the_photo() -> None:
+    """Scripted games re-render one seeded table with models moved: nothing else may change."""
+    before = render_table(11, "focal-point", hard="none")
+    m = before.scene["models"][0]
+    after = render_table(11, "focal-point", hard="none", models_at={m["id"]: (m["x"] + 3.0, m["y"] + 2.0)})
+    assert np.array_equal(before.empty, after.empty)  # the empty table has no models, nor their shadows
+    changed = np.abs(before.image.astype(int) - after.image.astype(int)).max(axis=2) > 40
+    ys, xs = np.nonzero(changed)
+    assert len(xs) > 100
+    places = before.camera.project(np.array([[m["x"], m["y"], 0.0], [m["x"] + 3.0, m["y"] + 2.0, 0.0]]))
+    px_per_in = float(np.linalg.norm(places[1] - places[0]) / np.hypot(3.0, 2.0))
+    near = np.min(np.hypot(xs[:, None] - places[None, :, 0], ys[:, None] - places[None, :, 1]), axis=1)
+    assert near.max() < 2.5 * px_per_in  # within the figure's height and shadow of either place

@@ -273,11 +273,15 @@ def render_table(
         poly = shapely.Polygon(t["polygon"])
         off = shapely.affinity.translate(poly, *(shadow_dir * min(t["height_in"], 3.0) * 0.5))
         cv2.fillPoly(shadow, [_poly_px(off, ppi, border)], 0.35, cv2.LINE_AA, shift=3)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.15 * ppi)
+    tex *= (1 - shadow)[..., None]
+    # The models' shadows fall after the empty-table reference is taken (it has no models).
+    model_shadow = np.zeros((h_px, w_px), np.float32)
     for m in models:
         a, b = base_semi_axes_in(m["base"])
         c = (np.array([m["x"], m["y"]]) + shadow_dir * m["height_in"] * 0.35 + border) * ppi
         cv2.ellipse(
-            shadow,
+            model_shadow,
             (int(c[0] * 8), int(c[1] * 8)),
             (int(a * 1.1 * ppi * 8), int(b * 1.1 * ppi * 8)),
             m["facing_deg"],
@@ -288,8 +292,7 @@ def render_table(
             cv2.LINE_AA,
             3,
         )
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.15 * ppi)
-    tex *= (1 - shadow)[..., None]
+    model_shadow = cv2.GaussianBlur(model_shadow, (0, 0), 0.15 * ppi)
     for t in terrain:
         colour = _hsv_to_bgr(rng.uniform(0, 180), rng.uniform(20, 120), rng.uniform(60, 170))
         cv2.fillPoly(tex, [_poly_px(shapely.Polygon(t["polygon"]), ppi, border)], colour, cv2.LINE_AA, shift=3)
@@ -312,6 +315,7 @@ def render_table(
             marker_image(mk.id, s)[..., None] > 127, 245, 25
         )
     empty_tex = np.clip(tex.copy(), 0, 255).astype(np.uint8)
+    tex *= (1 - model_shadow)[..., None]
     # Bases: top colour, and the team's rim.
     base_colour = _hsv_to_bgr(
         rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(20, 60) if dark else rng.uniform(30, 200)
@@ -353,18 +357,20 @@ def render_table(
 
     # ---- what stands up, far to near ----
     C = camera.centre_in
-    items: list[tuple[float, Any]] = []
-    for t in terrain:
+    items: list[tuple[float, str, int]] = []
+    for k, t in enumerate(terrain):
         if t["kind"] in ("blocking", "ruins") and t["height_in"] > 1.0:
-            items.append((float(np.hypot(*(np.mean(t["polygon"], axis=0) - C[:2]))), ("terrain", t)))
-    for m in models:
-        items.append((float(np.hypot(m["x"] - C[0], m["y"] - C[1])), ("model", m)))
+            items.append((float(np.hypot(*(np.mean(t["polygon"], axis=0) - C[:2]))), "terrain", k))
+    for k, m in enumerate(models):
+        items.append((float(np.hypot(m["x"] - C[0], m["y"] - C[1])), "model", k))
     items.sort(key=lambda it: -it[0])
-    for _, (kind, item) in items:
+    for _, kind, k in items:
+        # Each piece draws from its own random stream: moving one model changes only that model.
+        own = np.random.default_rng([seed, 1 if kind == "terrain" else 2, k])
         if kind == "terrain":
-            _draw_walls(photo, empty, camera, item, rng)
+            _draw_walls(photo, empty, camera, terrain[k], own)
         else:
-            _draw_miniature(photo, camera, item, rng)
+            _draw_miniature(photo, camera, models[k], own)
     if hard == "occluded" or rng.uniform() < 0.1:
         _draw_hand(photo, camera, table, rng)
         if "occluded" not in tags:

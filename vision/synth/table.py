@@ -209,11 +209,14 @@ def render_table(
     distortion: tuple[float, ...] = WEBCAM_DISTORTION,
     models_at: dict[str, tuple[float, float]] | None = None,
     style: str = "standard",
+    lifted: frozenset[str] = frozenset(),
+    hand_at: tuple[float, float] | None = None,
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
     ``models_at``: model id -> (x, y) inches, to move models on the same seeded table (a scripted game).
-    ``style``: 'standard' (what the detector is trained on) or 'flagstone' (held out: other mats, colours)."""
+    ``style``: 'standard' (what the detector is trained on) or 'flagstone' (held out: other mats, colours).
+    ``lifted``: models in a player's hand (not on the table); ``hand_at``: a hand over the table there."""
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     rng = np.random.default_rng(seed)
@@ -260,6 +263,8 @@ def render_table(
     for m in models:
         if models_at and m["id"] in models_at:
             m["x"], m["y"] = (round(float(v), 4) for v in models_at[m["id"]])
+    stream_of = {m["id"]: k for k, m in enumerate(models)}  # fixed before any model is lifted
+    models = [m for m in models if m["id"] not in lifted]  # in a player's hand, off the table
 
     # ---- the flat layer ----
     tex = np.full((h_px, w_px, 3), 35, np.float32)
@@ -363,15 +368,20 @@ def render_table(
             items.append((float(np.hypot(*(np.mean(t["polygon"], axis=0) - C[:2]))), "terrain", k))
     for k, m in enumerate(models):
         items.append((float(np.hypot(m["x"] - C[0], m["y"] - C[1])), "model", k))
+    index_of = {"terrain": list(range(len(terrain))), "model": [stream_of[m["id"]] for m in models]}
     items.sort(key=lambda it: -it[0])
     for _, kind, k in items:
         # Each piece draws from its own random stream: moving one model changes only that model.
-        own = np.random.default_rng([seed, 1 if kind == "terrain" else 2, k])
+        own = np.random.default_rng([seed, 1 if kind == "terrain" else 2, index_of[kind][k]])
         if kind == "terrain":
             _draw_walls(photo, empty, camera, terrain[k], own)
         else:
             _draw_miniature(photo, camera, models[k], own)
-    if hard == "occluded" or rng.uniform() < 0.1:
+    random_hand = hard == "occluded" or rng.uniform() < 0.1
+    if hand_at is not None:
+        _draw_hand(photo, camera, table, np.random.default_rng([seed, 3]), hand_at)
+        tags.append("hand")
+    elif random_hand:
         _draw_hand(photo, camera, table, rng)
         if "occluded" not in tags:
             tags.append("hand")
@@ -477,8 +487,16 @@ def _draw_miniature(photo: Image, camera: Camera, m: dict[str, Any], rng: np.ran
         )
 
 
-def _draw_hand(photo: Image, camera: Camera, table: tuple[float, float], rng: np.random.Generator) -> None:
+def _draw_hand(
+    photo: Image,
+    camera: Camera,
+    table: tuple[float, float],
+    rng: np.random.Generator,
+    at: tuple[float, float] | None = None,
+) -> None:
     x, y = rng.uniform(3, table[0] - 3), rng.uniform(3, table[1] - 3)
+    if at is not None:
+        x, y = at
     skin = _hsv_to_bgr(rng.uniform(5, 20), rng.uniform(60, 140), rng.uniform(120, 220))
     palm = camera.project([[x, y, -4.0]])[0]
     scale = float(np.linalg.norm(camera.project([[x + 1.0, y, -4.0]])[0] - palm))

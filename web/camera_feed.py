@@ -22,7 +22,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
-from vision.analyze import analyze
+from vision.analyze import Detector, analyze
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.live.motion import MotionGate
 from vision.live.sources import FrameSource, ResilientSource
@@ -40,8 +40,10 @@ class CameraFeed:
         game: str = "focal-point",
         lens: LensModel | None = None,
         players: dict[str, str] | None = None,
+        detector: Detector | None = None,
     ) -> None:
         self.source = ResilientSource(opener)
+        self.detector = detector  # None: the default ('auto': the learned model where it is shipped)
         self.layout = layout
         self.name = name
         self.game = game
@@ -90,7 +92,16 @@ class CameraFeed:
             return None, self._status(calib.message, calib.hidden, calib.stale)
         try:
             result = analyze(
-                status.frame, self.layout, None, calib.frame, self.lens, self.game, self.players, None, self.reference
+                status.frame,
+                self.layout,
+                None,
+                calib.frame,
+                self.lens,
+                self.game,
+                self.players,
+                None,
+                self.reference,
+                self.detector,
             )
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)

@@ -70,7 +70,7 @@ def train(
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     offline_environment(out)
-    from ultralytics import YOLO
+    from ultralytics import YOLO  # type: ignore[attr-defined]
 
     last = out / "run" / "weights" / "last.pt"
     config: dict[str, Any] = {
@@ -106,7 +106,7 @@ def train(
 def export_onnx(weights: str | Path, out_path: str | Path, work_dir: str | Path) -> Path:
     """ONNX for cv2.dnn: dynamic input size, no NMS inside (cv2.dnn dies on ultralytics' NMS export)."""
     offline_environment(Path(work_dir).resolve())
-    from ultralytics import YOLO
+    from ultralytics import YOLO  # type: ignore[attr-defined]
 
     made = YOLO(str(weights)).export(format="onnx", dynamic=True, nms=False, simplify=True, opset=17, imgsz=320)
     target = Path(out_path)

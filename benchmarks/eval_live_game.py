@@ -147,9 +147,8 @@ def main() -> None:
                 deployed.append({**m, "x": x, "y": y})
             tracker = IdentityTracker.from_scene({**scene, "models": deployed})
             return
-        update = tracker.update(detections, active_unit=active)
+        tracker.update(detections, active_unit=active)
         recorded.extend(h for h in tracker.history[len(recorded) :] if h.get("event") == "move")
-        del update
 
     def score() -> None:
         nonlocal model_frames, right
@@ -172,7 +171,7 @@ def main() -> None:
 
     for _ in range(4):  # deployment: the table still
         show(noisy(first.image), None, False)
-    for rnd, unit, positions in activations:
+    for _, unit, positions in activations:
         ids = [m for m, u in unit_of.items() if u == unit]
         before = dict(truth)
         centre = tuple(np.mean([before[i] for i in ids], axis=0))
@@ -183,7 +182,6 @@ def main() -> None:
         still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
         for _ in range(4):
             show(noisy(still.image), unit, False)
-        del rnd
 
     # Each true move against the recorded one of the same model, in order.
     errors, missing = [], 0

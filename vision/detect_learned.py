@@ -11,7 +11,6 @@ lower score.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +48,7 @@ class LearnedDetector:
     nms_iou: float = 0.45
     px_per_in: float = REFINE_PX_PER_IN  # where positions are measured (as the classical detector)
     _net: Any = field(default=None, repr=False)
+    _classical: ClassicalDetector = field(default_factory=ClassicalDetector, repr=False)  # shared measuring tools
 
     def __post_init__(self) -> None:
         path = Path(self.model_path)
@@ -58,6 +58,7 @@ class LearnedDetector:
             self._net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as error:
             raise ModelError(f"{path}: not a model cv2.dnn can read ({str(error).strip()[:200]})") from error
+        self._classical = ClassicalDetector(self.px_per_in)
 
     @staticmethod
     def available(model_path: Path = DEFAULT_MODEL) -> bool:
@@ -65,7 +66,7 @@ class LearnedDetector:
 
     def prepare(self, empty: Image, frame: TableFrame) -> Reference:
         """Set-up: the empty table rectified at the refinement scale (its objective markers too)."""
-        return ClassicalDetector(self.px_per_in).prepare(empty, frame)
+        return self._classical.prepare(empty, frame)
 
     # ---- the network ---------------------------------------------------------------------
     def boxes(self, top: Image) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
@@ -148,9 +149,9 @@ class LearnedDetector:
         side = int(np.ceil(2 * half_in * ppi))
         patch = frame.rectify(photo, ppi, (x0, y0, side, side))
         ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
-        edges = _edge_points(patch, ref_patch)
+        edges, fg = _outline(patch, ref_patch)
         cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
-        colour_of = ClassicalDetector(ppi)._rim_colour
+        colour_of = self._classical._rim_colour
         if name == "objective":
             r = OBJECTIVE_MM / 2 / MM_PER_IN * ppi
             fit = ClassicalDetector._fit_circle(edges, cx, cy, r)
@@ -159,7 +160,7 @@ class LearnedDetector:
             r_in = OBJECTIVE_MM / 2 / MM_PER_IN
             return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3))
         if name == "oval":
-            size, facing = _oval_shape(size_in, patch, ref_patch, cx, cy)
+            size, facing = _oval_shape(size_in, fg, cx, cy)
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
             return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour)
@@ -190,24 +191,22 @@ def _slice(image: Image, x0: int, y0: int, side: int) -> Image:
     return out
 
 
-def _edge_points(patch: Image, ref_patch: Image | None) -> npt.NDArray[np.float64]:
-    """Outline points: where the photo differs from the empty table (with a reference), else its edges."""
+def _outline(patch: Image, ref_patch: Image | None) -> tuple[npt.NDArray[np.float64], Image | None]:
+    """Outline points: where the photo differs from the empty table (with a reference; that mask is
+    returned too), else the patch's edges."""
     if ref_patch is not None:
         fg = ClassicalDetector()._foreground(patch, ref_patch)
-        return ClassicalDetector._edge_points(fg)
+        return ClassicalDetector._edge_points(fg), fg
     gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.0), 30, 90)
-    return np.argwhere(edges > 0)[:, ::-1].astype(np.float64)
+    return np.argwhere(edges > 0)[:, ::-1].astype(np.float64), None
 
 
-def _oval_shape(
-    size_in: tuple[float, float], patch: Image, ref_patch: Image | None, cx: float, cy: float
-) -> tuple[str, float]:
+def _oval_shape(size_in: tuple[float, float], fg: Image | None, cx: float, cy: float) -> tuple[str, float]:
     """The standard oval nearest the proposal, and its facing (from the blob's ellipse where one fits)."""
     long_in, short_in = max(size_in) / 2, min(size_in) / 2
     facing = 0.0 if size_in[0] >= size_in[1] else 90.0
-    if ref_patch is not None:
-        fg = ClassicalDetector()._foreground(patch, ref_patch)
+    if fg is not None:
         contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         inside = [c for c in contours if len(c) >= 20 and cv2.pointPolygonTest(c, (cx, cy), False) >= 0]
         if inside:
@@ -216,9 +215,3 @@ def _oval_shape(
             facing = (angle + (90.0 if w < h else 0.0)) % 180.0
     size = min(OVALS, key=lambda s: abs(base_semi_axes_in(s)[0] - long_in) + abs(base_semi_axes_in(s)[1] - short_in))
     return size, facing
-
-
-def model_card(model_path: Path = DEFAULT_MODEL) -> dict[str, Any]:
-    """The shipped model's card (data, settings, metrics, date), kept beside the weights."""
-    card = Path(model_path).with_suffix(".card.json")
-    return dict(json.loads(card.read_text(encoding="utf-8"))) if card.exists() else {}

@@ -323,9 +323,9 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     @app.post("/api/round/confirm")
     def confirm_round(body: ConfirmRound) -> dict[str, Any]:
-        scene = session.scene.to_dict()
+        keep = getattr(feed, "keep_confirmed", None) if config.confirmed_dir else None
+        scene = session.scene.to_dict() if keep is not None else None  # as confirmed, before the next round
         out = session.confirm_round(body.round)
-        keep = getattr(feed, "keep_confirmed", None)
         if keep is not None and config.confirmed_dir:
             try:
                 kept = keep(scene, Path(config.confirmed_dir).expanduser(), f"game{session.game_id}-round{body.round}")

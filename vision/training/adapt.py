@@ -24,7 +24,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
-from vision.training.dataset import Box, tiles
+from vision.training.dataset import Box, tiles, write_data_yaml
 from vision.training.train import export_onnx, train
 
 SHIPPED_WEIGHTS = DEFAULT_MODEL.with_suffix(".pt")  # the trainable twin of the shipped ONNX
@@ -85,11 +85,7 @@ def confirmed_frames_dataset(folder: str | Path, out: str | Path, limit: int | N
         used.append(photo_path.name)
     if not used:
         raise ValueError(f"{src}: no usable confirmed frame (NAME.jpg with NAME.scene.json); skipped: {skipped}")
-    (root / "data.yaml").write_text(
-        f"path: {root.resolve()}\ntrain: train/images\nval: train/images\nnames:\n"
-        + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
-        encoding="utf-8",
-    )
+    write_data_yaml(root, "train")  # so few frames: validate on what is trained on
     return {"frames": used, "skipped": skipped}
 
 

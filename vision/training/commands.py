@@ -33,7 +33,7 @@ def last_metrics(run_dir: Path) -> dict[str, float]:
     return {k: round(float(last[k]), 4) for k in keys if k in last}
 
 
-def write_card(out: Path, onnx: Path, data: dict[str, Any], settings: dict[str, Any], metrics: dict[str, Any]) -> Path:
+def write_card(onnx: Path, data: dict[str, Any], settings: dict[str, Any], metrics: dict[str, Any]) -> Path:
     card = {
         "model": onnx.name,
         "architecture": "YOLO11 nano, deepest layers capped at 128 channels (vision/training/yolo11n-tablesight.yaml)",
@@ -74,7 +74,7 @@ def train_detector(
     best = train(data_dir / "data.yaml", root, epochs, imgsz, batch, device, resume, str(MODEL_YAML), workers=workers)
     onnx = export_onnx(best, root / DEFAULT_MODEL.name, root)
     shutil.copyfile(best, onnx.with_suffix(".pt"))
-    card = write_card(root, onnx, data, settings, last_metrics(root / "run"))
+    card = write_card(onnx, data, settings, last_metrics(root / "run"))
     if ship:
         for path in (onnx, onnx.with_suffix(".pt"), card):
             shutil.copyfile(path, DEFAULT_MODEL.parent / path.name)

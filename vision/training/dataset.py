@@ -86,6 +86,17 @@ def tiles(top: Image, boxes: list[Box]) -> Iterator[tuple[Image, list[str]]]:
             yield tile, lines
 
 
+def write_data_yaml(root: Path, val_split: str) -> Path:
+    """The dataset file ultralytics reads: where the tiles are, and the class names."""
+    path = root / "data.yaml"
+    path.write_text(
+        f"path: {root.resolve()}\ntrain: train/images\nval: {val_split}/images\nnames:\n"
+        + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
+        encoding="utf-8",
+    )
+    return path
+
+
 def _export_one(args: tuple[int, str, str, str]) -> int:
     seed, game, out_dir, lens_path = args
     done = sorted((Path(out_dir) / "labels").glob(f"{seed:06d}_*.txt"))
@@ -132,11 +143,7 @@ def export_dataset(
         counts = list(pool.map(_export_one, jobs))
     if n_val == 0:  # one table: validate on what we train on (smoke runs only)
         (root / "val").mkdir(exist_ok=True)
-    (root / "data.yaml").write_text(
-        f"path: {root}\ntrain: train/images\nval: {'val' if n_val else 'train'}/images\n"
-        f"names:\n" + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
-        encoding="utf-8",
-    )
+    write_data_yaml(root, "val" if n_val else "train")
     summary = {
         "tables": tables,
         "seed": seed,

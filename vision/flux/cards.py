@@ -1,0 +1,305 @@
+"""Cards on the table found as rectangles of a known size, even overlapping in a fanned pile.
+
+Every card is the same rectangle (63 x 88 mm) lying flat, so in the camera's
+top view it has three unknowns: centre and rotation. Candidates come from a
+vote: for each rotation the view is turned so a card's sides are upright, and
+box filters count how much of a card-sized outline lies on edges there.
+Candidates are then taken best first and kept while they explain edges: a card
+above hides the parts of the cards below it, so each candidate is judged only
+on the part of its outline that no card already kept is lying on. Cards are
+returned top first.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+PX_PER_IN = 25.0  # the top view searched; a card is about 62 x 87 px, its 3 mm border 3 px
+ANGLE_STEP_DEG = 1.5
+EDGE_MIN = 6.0  # gradient (grey levels per pixel) that counts as an edge
+MIN_VISIBLE_OUTLINE = 0.3  # a card must show this much of its outline ...
+MIN_SUPPORT = 0.7  # ... and this much of what it shows must lie on edges
+MIN_VISIBLE_AREA = 0.12
+MAX_CANDIDATES = 4000
+MIN_SIDE_SUPPORT = 0.45
+SIDE_SHOWN_MIN = 6  # samples (of 24 a side)
+RIM_DEPTH_PX = 1.5  # where a card's rim colour is read, inside its edge
+RIM_TOLERANCE = 40.0  # grey levels (per channel) a rim may vary by
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class FoundCard:
+    x_in: float
+    y_in: float
+    rotation_deg: float  # the card's long side from the table's y axis, 0-180
+    corners_in: FloatArray  # 4 x 2, table inches
+    support: float  # share of the visible outline lying on edges
+    visible_outline: float  # share of the outline not under a card above
+    visible_area: float  # share of the card not under a card above
+
+
+def _gradients(view: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Per pixel, the gradient of the colour channel that changes most there (edges that are only a change of hue count)."""
+    img = cv2.GaussianBlur(view, (0, 0), 0.8).astype(np.float32)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3) / 8
+    if img.ndim == 2:
+        return gx, gy
+    strongest = np.argmax(gx**2 + gy**2, axis=2)[..., None]
+    return np.take_along_axis(gx, strongest, 2)[..., 0], np.take_along_axis(gy, strongest, 2)[..., 0]
+
+
+def card_corners(x: float, y: float, rotation_deg: float, w: float, h: float) -> FloatArray:
+    """Corners of a w x h card centred at (x, y), its long side turned ``rotation_deg`` from the y axis."""
+    a = math.radians(rotation_deg)
+    c, s = math.cos(a), math.sin(a)
+    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    out: FloatArray = local @ np.array([[c, s], [-s, c]]) + np.array([x, y])
+    return out
+
+
+def _candidates(view: npt.NDArray[np.uint8], w_px: float, h_px: float) -> list[tuple[float, float, float, float]]:
+    """(x_px, y_px, rotation_deg, outline score) of card-shaped outlines, by a vote over rotations."""
+    hh, ww = view.shape[:2]
+    diag = int(math.ceil(math.hypot(hh, ww))) + 4
+    out: list[tuple[float, float, float, float]] = []
+    # Sides are counted on their middle 80 %: corners may be rounded.
+    long_px, short_px = int(round(0.8 * h_px)), int(round(0.8 * w_px))
+    for deg in np.arange(0.0, 90.0, ANGLE_STEP_DEG):
+        M = cv2.getRotationMatrix2D((ww / 2, hh / 2), float(deg), 1.0)
+        M[:, 2] += (diag / 2 - ww / 2, diag / 2 - hh / 2)
+        turned = cv2.warpAffine(view, M, (diag, diag), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        gx, gy = _gradients(turned)
+        ax, ay = np.abs(gx), np.abs(gy)
+        upright = ((ax >= EDGE_MIN) & (ax >= 2 * ay)).astype(np.float32)  # vertical edges
+        level = ((ay >= EDGE_MIN) & (ay >= 2 * ax)).astype(np.float32)
+        upright = cv2.dilate(upright, np.ones((1, 3), np.uint8))
+        level = cv2.dilate(level, np.ones((3, 1), np.uint8))
+        Minv = cv2.invertAffineTransform(M)
+        for sw, sh, extra in ((w_px, h_px, 0.0), (h_px, w_px, 90.0)):
+            side_v = cv2.boxFilter(upright, -1, (1, long_px if sw == w_px else short_px))
+            side_h = cv2.boxFilter(level, -1, (short_px if sw == w_px else long_px, 1))
+            dx, dy = int(round(sw / 2)), int(round(sh / 2))
+            score = np.zeros_like(side_v)
+            # left + right sides (length sh), top + bottom (length sw)
+            score[:, dx:-dx] += sh * (side_v[:, : -2 * dx] + side_v[:, 2 * dx :])
+            score[dy:-dy, :] += sw * (side_h[: -2 * dy, :] + side_h[2 * dy :, :])
+            score /= 2 * (sw + sh)
+            peaks = (score >= 0.25) & (score == cv2.dilate(score, np.ones((5, 5), np.uint8)))
+            ys, xs = np.nonzero(peaks)
+            if len(xs) == 0:
+                continue
+            back = np.c_[xs, ys, np.ones(len(xs))] @ Minv.T
+            # The view was turned by deg counter-clockwise on screen; a card upright there is turned deg clockwise here.
+            rot = (extra + deg) % 180.0
+            for (bx, by), s in zip(back, score[ys, xs], strict=True):
+                if 0 <= bx < ww and 0 <= by < hh:
+                    out.append((float(bx), float(by), float(rot), float(s)))
+    out.sort(key=lambda c: -c[3])
+    return out
+
+
+class _EdgeEvidence:
+    """Edge strength across a given direction at given points of the view (bilinear)."""
+
+    def __init__(self, view: npt.NDArray[np.uint8]) -> None:
+        self.gx, self.gy = _gradients(view)
+
+    def across(self, pts: FloatArray, normals: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
+        """Whether an edge running along each point's side lies within 1.5 px of it, and where (px along the
+        outward normal). Of two edges there (a card's outer edge and its border's inner one) the outer is taken."""
+        offsets = (1.5, 1.0, 0.5, 0.0, -0.5, -1.0, -1.5)  # outside in
+        values = []
+        for off in offsets:
+            g = _colours_at(np.dstack([self.gx, self.gy]), pts + off * normals)
+            gx, gy = g[..., 0], g[..., 1]
+            across = np.abs(gx * normals[..., 0] + gy * normals[..., 1])
+            along = np.abs(-gx * normals[..., 1] + gy * normals[..., 0])
+            values.append(np.where(across >= 2 * along, across, 0))
+        v = np.stack(values)
+        strongest = v.max(axis=0)
+        strong_enough = v >= np.maximum(EDGE_MIN, 0.5 * strongest)[None]
+        first = np.argmax(strong_enough, axis=0)
+        where = np.asarray(offsets, np.float64)[first]
+        return strongest >= EDGE_MIN, where
+
+
+def _outline_samples(corners: FloatArray, per_side: int = 24) -> tuple[FloatArray, FloatArray]:
+    """Points along the middle 90 % of each side, with the side's outward normal."""
+    pts, normals = [], []
+    centre = corners.mean(axis=0)
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        t = np.linspace(0.05, 0.95, per_side)[:, None]
+        d = (b - a) / np.linalg.norm(b - a)
+        n = np.array([d[1], -d[0]])
+        if np.dot(n, (a + b) / 2 - centre) < 0:
+            n = -n
+        pts.append(a + t * (b - a))
+        normals.append(np.repeat(n[None], per_side, axis=0))
+    return np.concatenate(pts), np.concatenate(normals)
+
+
+def _interior_samples(corners: FloatArray, across: int = 6, along: int = 8) -> FloatArray:
+    """A grid of points inside the card (to measure how much of it is visible)."""
+    u, v = np.meshgrid((np.arange(across) + 0.5) / across, (np.arange(along) + 0.5) / along)
+    a, b, d = corners[0], corners[1], corners[3]
+    out: FloatArray = a + u.reshape(-1, 1) * (b - a) + v.reshape(-1, 1) * (d - a)
+    return out
+
+
+def _lookup(mask: npt.NDArray[np.uint8], pts: FloatArray) -> npt.NDArray[np.bool_]:
+    h, w = mask.shape
+    xi = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    out: npt.NDArray[np.bool_] = mask[yi, xi] > 0
+    return out
+
+
+def _refine(
+    x: float, y: float, rot: float, w_px: float, h_px: float, evidence: _EdgeEvidence, hidden: npt.NDArray[np.uint8]
+) -> tuple[float, float, float]:
+    """The pose within 1 px and 1 degree whose visible outline lies most on edges."""
+    best = (-1.0, x, y, rot)
+    for dr in (-1.0, -0.5, 0.0, 0.5, 1.0):
+        for dx in (-1.0, -0.5, 0.0, 0.5, 1.0):
+            for dy in (-1.0, -0.5, 0.0, 0.5, 1.0):
+                corners = card_corners(x + dx, y + dy, rot + dr, w_px, h_px)
+                pts, normals = _outline_samples(corners)
+                shown = ~_lookup(hidden, pts)
+                if shown.sum() == 0:
+                    continue
+                support = float(evidence.across(pts[shown], normals[shown])[0].mean())
+                if support > best[0]:
+                    best = (support, x + dx, y + dy, rot + dr)
+    return best[1], best[2], best[3]
+
+
+def _colours_at(view: npt.NDArray[np.uint8], pts: FloatArray) -> npt.NDArray[np.float32]:
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    n = len(flat)
+    cols = 1024  # remap wants maps under 32767 rows
+    grid = np.zeros((-(-n // cols) * cols, 2), np.float32)
+    grid[:n] = flat
+    grid = grid.reshape(-1, cols, 2)
+    out = cv2.remap(view, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    result: npt.NDArray[np.float32] = out.reshape(-1, view.shape[2] if view.ndim == 3 else 1)[:n].reshape(
+        *pts.shape[:-1], -1
+    ).astype(np.float32)
+    return result
+
+
+def find_cards(
+    view: npt.NDArray[np.uint8],
+    card_w_in: float,
+    card_h_in: float,
+    px_per_in: float = PX_PER_IN,
+    ignore: npt.NDArray[np.uint8] | None = None,
+) -> list[FoundCard]:
+    """Cards in a top view of the table (``px_per_in``), top first.
+
+    Greedy explanation: at each step the candidate whose visible outline puts
+    the most outline on edges is kept (with the share thresholds met); the
+    cards kept hide what lies under them from the candidates still waiting.
+    A card's edge is told from the edges of patterns printed on cards by
+    what lies just inside it: a card's rim is one colour all round (its
+    border, or its plain back), a pattern's is not.
+    ``ignore``: pixels where no card can lie (the kit's markers)."""
+    w_px, h_px = card_w_in * px_per_in, card_h_in * px_per_in
+    evidence = _EdgeEvidence(view)
+    candidates = _candidates(view, w_px, h_px)[:MAX_CANDIDATES]
+    if not candidates:
+        return []
+    poses = np.array([c[:3] for c in candidates])
+    outline, normals, interior = [], [], []
+    for x, y, rot in poses:
+        corners = card_corners(x, y, rot, w_px, h_px)
+        pts, nrm = _outline_samples(corners)
+        outline.append(pts)
+        normals.append(nrm)
+        interior.append(_interior_samples(corners))
+    outline_a, normals_a, interior_a = np.array(outline), np.array(normals), np.array(interior)
+    n_outline = outline_a.shape[1]
+    on_edge_a, _ = evidence.across(outline_a, normals_a)
+    rim = _colours_at(view, outline_a - RIM_DEPTH_PX * normals_a)
+    covered = np.zeros(view.shape[:2], np.uint8)  # cards kept so far, shrunk 2 px: what they hide
+    if ignore is not None:
+        covered |= (ignore > 0).astype(np.uint8)
+    alive = ~_lookup(covered, poses[:, :2])
+    n = len(poses)
+    explained = np.zeros(n, int)
+    shown = np.zeros(n, int)
+    sides_ok = np.zeros(n, bool)
+    vis_area = np.zeros(n)
+
+    def judge(idx: npt.NDArray[np.intp]) -> None:
+        """Re-judge candidates ``idx`` against what the cards kept so far hide."""
+        hidden = _lookup(covered, outline_a[idx])
+        seen_edge = on_edge_a[idx] & ~hidden
+        # The rim's colour: the median over the shown outline on edges; samples far from it are not this card's.
+        masked = np.where(seen_edge[..., None], rim[idx], np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: candidates with no edge shown
+            rim_colour = np.nanmedian(masked, axis=1, keepdims=True)
+            same_rim = np.nanmax(np.abs(rim[idx] - rim_colour), axis=2) <= RIM_TOLERANCE
+        good = seen_edge & same_rim
+        explained[idx] = good.sum(axis=1)
+        shown[idx] = (~hidden).sum(axis=1)
+        # Every side that shows must be a card's side along most of what shows of it.
+        side_shown = (~hidden).reshape(len(idx), 4, -1).sum(axis=2)
+        side_good = good.reshape(len(idx), 4, -1).sum(axis=2)
+        sides_ok[idx] = np.all((side_shown < SIDE_SHOWN_MIN) | (side_good >= MIN_SIDE_SUPPORT * side_shown), axis=1)
+        vis_area[idx] = (~_lookup(covered, interior_a[idx])).mean(axis=1)
+
+    judge(np.arange(n))
+    kept: list[FoundCard] = []
+    reach = math.hypot(w_px, h_px)  # candidates farther than this from a kept card are not touched by it
+    while alive.any():
+        ok = (
+            alive
+            & (shown >= MIN_VISIBLE_OUTLINE * n_outline)
+            & (explained >= MIN_SUPPORT * np.maximum(shown, 1))
+            & (vis_area >= MIN_VISIBLE_AREA)
+            & sides_ok
+        )
+        if not ok.any():
+            break
+        k = int(np.argmax(np.where(ok, explained, -1)))
+        x, y, rot = _refine(*poses[k], w_px, h_px, evidence, covered)
+        corners = card_corners(x, y, rot, w_px, h_px)
+        kept.append(
+            FoundCard(
+                x / px_per_in,
+                y / px_per_in,
+                rot % 180.0,
+                corners / px_per_in,
+                float(explained[k]) / max(1, int(shown[k])),
+                float(shown[k]) / n_outline,
+                float(vis_area[k]),
+            )
+        )
+        # The same card again (another vote for it) is done with; what it covers is hidden from now on.
+        dist = np.hypot(poses[:, 0] - x, poses[:, 1] - y)
+        gap = np.abs(poses[:, 2] - rot) % 180.0
+        alive &= ~((dist < 0.3 * w_px) & (np.minimum(gap, 180.0 - gap) < 12))
+        alive[k] = False
+        one = np.zeros_like(covered)
+        cv2.fillPoly(one, [np.round(corners * 8).astype(np.int32)], 1, cv2.LINE_8, shift=3)
+        covered |= cv2.erode(one, np.ones((5, 5), np.uint8))
+        touched = np.nonzero(alive & (dist < reach))[0]
+        if len(touched):
+            judge(touched)
+    return kept
+
+
+def _angle_gap(a: float, b: float) -> float:
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)

@@ -371,6 +371,64 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _flux_from_photo(args: argparse.Namespace) -> int:
+    """flux register / pool / can-pay: read Source pools from a photo of the table."""
+    from calibration.lens import LensModel
+    from calibration.table_frame import calibrate
+    from rules import flux
+    from vision.flux.designs import Designs
+    from vision.flux.layout import FluxLayout
+    from vision.flux.read import read_flux_table, register_designs
+
+    image = _read_image(args.image)
+    layout = FluxLayout.load(args.flux_layout) if args.flux_layout else FluxLayout.default(*_table_size(args.table))
+    frame = calibrate(image, _layout_for(args), LensModel.load(args.lens) if args.lens else None)
+    if args.flux_command == "register":
+        designs = register_designs(image, frame, layout)
+        designs.save(args.designs)
+        counts = ", ".join(f"{p}: {look.pixels} px of card" for p, look in designs.looks.items())
+        _emit(
+            args,
+            {"designs": args.designs, "players": list(designs.looks)},
+            f"registered {counts}; saved {args.designs}",
+        )
+        return 0
+    reading = read_flux_table(image, frame, layout, Designs.load(args.designs))
+    if args.flux_command == "pool":
+        lines = []
+        for p, pool in reading.pools.items():
+            value = str(pool.low) if pool.decided else f"{pool.low}-{pool.high} (too close to call)"
+            lines.append(
+                f"{p}: {pool.own} own + {pool.opponent} opponent's"
+                + (f" + {pool.unsure} unsure" if pool.unsure else "")
+                + f" card(s) = {value} Source; Life Tokens {reading.life_tokens.get(p, 0)}"
+            )
+        _emit(args, reading.to_json(), "\n".join(lines))
+        return 0
+    if args.player not in reading.pools:
+        raise ValueError(f"--player {args.player!r}: expected one of {', '.join(reading.pools)}")
+    pool = reading.pools[args.player]
+    worst = flux.pay(pool.own, pool.opponent + pool.unsure, args.cost)
+    best = flux.pay(pool.own + pool.unsure, pool.opponent, args.cost)
+    verdict = "yes" if worst.can_pay else ("no" if not best.can_pay else "too close to call")
+    payload = {
+        "player": args.player,
+        "cost": args.cost,
+        "verdict": verdict,
+        "pool": pool.to_json(),
+        "payment": worst.to_json(),
+    }
+    if verdict == "too close to call":
+        payload["payment_if_unsure_are_own"] = best.to_json()
+    _emit(
+        args,
+        payload,
+        f"{verdict}: {(worst if worst.can_pay or not best.can_pay else best).reasons[0]}"
+        + (f" ({pool.unsure} card(s) of unsure design)" if pool.unsure else ""),
+    )
+    return 0
+
+
 def cmd_flux(args: argparse.Namespace) -> int:
     from rules import flux
 
@@ -399,6 +457,8 @@ def cmd_flux(args: argparse.Namespace) -> int:
             else f"{'yes' if payment.can_pay else 'no'}: {payment.reasons[0]}"
         )
         return 0
+    if args.flux_command in ("register", "pool", "can-pay"):
+        return _flux_from_photo(args)
     odds = flux.burn_odds(args.unit_cost)
     if args.json:
         print(json.dumps({"unit_cost": args.unit_cost, "source": odds.to_json(), "rule": f"{flux.GAME} > The Burn"}))
@@ -608,7 +668,21 @@ def build_parser() -> argparse.ArgumentParser:
     pay_cmd.add_argument("--cost", type=int, required=True)
     burn_cmd = fx_sub.add_parser("burn-odds", help="exact odds of the Source a Burn brings")
     burn_cmd.add_argument("--unit-cost", type=int, required=True)
-    for command in (deck_cmd, pay_cmd, burn_cmd):
+    reg_cmd = fx_sub.add_parser(
+        "register", help="register both players' Source designs from a photo (each pool holds only its own cards)"
+    )
+    pool_cmd = fx_sub.add_parser("pool", help="read each player's Source pool from a photo of the table")
+    can_cmd = fx_sub.add_parser("can-pay", help="can a player's pool in the photo pay a cost")
+    can_cmd.add_argument("--player", required=True)
+    can_cmd.add_argument("--cost", type=int, required=True)
+    for command in (reg_cmd, pool_cmd, can_cmd):
+        command.add_argument("image")
+        add_layout(command)
+        command.add_argument(
+            "--flux-layout", default=None, help="zones file (default: pools along the near and far edges)"
+        )
+        command.add_argument("--designs", default="flux-designs.json", help="registered designs (written by register)")
+    for command in (deck_cmd, pay_cmd, burn_cmd, reg_cmd, pool_cmd, can_cmd):
         command.add_argument("--json", action="store_true", help="print JSON for other programs")
     fx.set_defaults(run=cmd_flux)
 

@@ -88,11 +88,11 @@ def _candidates(view: npt.NDArray[np.uint8], w_px: float, h_px: float) -> list[t
             side_v = cv2.boxFilter(upright, -1, (1, long_px if sw == w_px else short_px))
             side_h = cv2.boxFilter(level, -1, (short_px if sw == w_px else long_px, 1))
             dx, dy = int(round(sw / 2)), int(round(sh / 2))
-            score = np.zeros_like(side_v)
+            score = np.zeros(side_v.shape, np.float32)
             # left + right sides (length sh), top + bottom (length sw)
             score[:, dx:-dx] += sh * (side_v[:, : -2 * dx] + side_v[:, 2 * dx :])
             score[dy:-dy, :] += sw * (side_h[: -2 * dy, :] + side_h[2 * dy :, :])
-            score /= 2 * (sw + sh)
+            score *= np.float32(1.0 / (2 * (sw + sh)))
             peaks = (score >= 0.25) & (score == cv2.dilate(score, np.ones((5, 5), np.uint8)))
             ys, xs = np.nonzero(peaks)
             if len(xs) == 0:
@@ -167,23 +167,21 @@ def _lookup(mask: npt.NDArray[np.uint8], pts: FloatArray) -> npt.NDArray[np.bool
 def _refine(
     x: float, y: float, rot: float, w_px: float, h_px: float, evidence: _EdgeEvidence, hidden: npt.NDArray[np.uint8]
 ) -> tuple[float, float, float]:
-    """The pose within 1 px and 1 degree whose visible outline lies most on edges."""
-    best = (-1.0, x, y, rot)
-    for dr in (-1.0, -0.5, 0.0, 0.5, 1.0):
-        for dx in (-1.0, -0.5, 0.0, 0.5, 1.0):
-            for dy in (-1.0, -0.5, 0.0, 0.5, 1.0):
-                corners = card_corners(x + dx, y + dy, rot + dr, w_px, h_px)
-                pts, normals = _outline_samples(corners)
-                shown = ~_lookup(hidden, pts)
-                if shown.sum() == 0:
-                    continue
-                support = float(evidence.across(pts[shown], normals[shown])[0].mean())
-                if support > best[0]:
-                    best = (support, x + dx, y + dy, rot + dr)
-    return best[1], best[2], best[3]
+    """The pose within 1.5 px and 1.5 degrees whose visible outline lies on the strongest edges."""
+    steps = np.arange(-1.5, 1.51, 0.5)
+    trials = [(x + dx, y + dy, rot + dr) for dr in steps for dx in steps for dy in steps]
+    outlines = [_outline_samples(card_corners(tx, ty, tr, w_px, h_px)) for tx, ty, tr in trials]
+    pts = np.array([o[0] for o in outlines])
+    normals = np.array([o[1] for o in outlines])
+    g = _colours_at(np.dstack([evidence.gx, evidence.gy]), pts)
+    across = np.abs(g[..., 0] * normals[..., 0] + g[..., 1] * normals[..., 1])
+    shown = ~_lookup(hidden, pts)
+    score = (np.minimum(across, 4 * EDGE_MIN) * shown).sum(axis=1) / np.maximum(shown.sum(axis=1), 1)
+    return trials[int(np.argmax(score))]
 
 
-def _colours_at(view: npt.NDArray[np.uint8], pts: FloatArray) -> npt.NDArray[np.float32]:
+def _colours_at(view: npt.NDArray[np.uint8] | npt.NDArray[np.float32], pts: FloatArray) -> npt.NDArray[np.float32]:
+    """Bilinear samples of ``view`` at points of any leading shape (..., 2)."""
     flat = pts.reshape(-1, 2).astype(np.float32)
     n = len(flat)
     cols = 1024  # remap wants maps under 32767 rows
@@ -191,9 +189,8 @@ def _colours_at(view: npt.NDArray[np.uint8], pts: FloatArray) -> npt.NDArray[np.
     grid[:n] = flat
     grid = grid.reshape(-1, cols, 2)
     out = cv2.remap(view, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    result: npt.NDArray[np.float32] = out.reshape(-1, view.shape[2] if view.ndim == 3 else 1)[:n].reshape(
-        *pts.shape[:-1], -1
-    ).astype(np.float32)
+    channels = view.shape[2] if view.ndim == 3 else 1
+    result: npt.NDArray[np.float32] = out.reshape(-1, channels)[:n].reshape(*pts.shape[:-1], -1).astype(np.float32)
     return result
 
 
@@ -273,7 +270,7 @@ def find_cards(
         if not ok.any():
             break
         k = int(np.argmax(np.where(ok, explained, -1)))
-        x, y, rot = _refine(*poses[k], w_px, h_px, evidence, covered)
+        x, y, rot = _refine(float(poses[k, 0]), float(poses[k, 1]), float(poses[k, 2]), w_px, h_px, evidence, covered)
         corners = card_corners(x, y, rot, w_px, h_px)
         kept.append(
             FoundCard(

@@ -146,7 +146,9 @@ class FluxLayout:
             x0, y0, x1, y1 = (float(v) for v in rect)
             if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= depth):
                 raise fail(f"{where}.rect_in", f"{rect} is not a rectangle on the {width:g}x{depth:g} table")
-            zones.append(Zone(str(z.get("name") or f"{player or ''} {z['kind']}".strip()), z["kind"], player, x0, y0, x1, y1))
+            zones.append(
+                Zone(str(z.get("name") or f"{player or ''} {z['kind']}".strip()), z["kind"], player, x0, y0, x1, y1)
+            )
         for p in players:
             if not any(z.kind == "pool" and z.player == p for z in zones):
                 raise fail("zones", f"player {p!r} has no pool zone")

@@ -153,7 +153,11 @@ def _pool_cards(
     step = min(step, (zw - w - 0.2) / max(1, n - 1))
     x_start = cx0 - step * (n - 1) / 2
     return [
-        (x_start + k * step + float(rng.normal(0, 0.05)), cy + float(rng.normal(0, 0.15)), upright_deg + float(rng.normal(0, 4)))
+        (
+            x_start + k * step + float(rng.normal(0, 0.05)),
+            cy + float(rng.normal(0, 0.15)),
+            upright_deg + float(rng.normal(0, 4)),
+        )
         for k in range(n)
     ], mode
 
@@ -211,13 +215,27 @@ def render_flux_table(session: int, photo: int = 1, size: tuple[int, int] = (192
             n = int(rng.integers(2, 4))
             xs = np.linspace(zone.x0_in + w_in, zone.x1_in - w_in, n)
             for x in xs:
-                add("source", p, zone.name, float(x), (zone.y0_in + zone.y1_in) / 2, upright[p] + float(rng.normal(0, 3)))
+                add(
+                    "source",
+                    p,
+                    zone.name,
+                    float(x),
+                    (zone.y0_in + zone.y1_in) / 2,
+                    upright[p] + float(rng.normal(0, 3)),
+                )
     else:
         # The deck: a neat stack (only its top card shows), its design whatever was on top.
         deck = flux.zone("deck")
         dx, dy = deck.x0_in + float(rng.uniform(1.8, 3.5)), (deck.y0_in + deck.y1_in) / 2
         for k in range(int(rng.integers(3, 6))):
-            add("source", str(rng.choice(["A", "B"])), deck.name, dx + 0.02 * k, dy - 0.02 * k, 90 + float(rng.normal(0, 1)))
+            add(
+                "source",
+                str(rng.choice(["A", "B"])),
+                deck.name,
+                dx + 0.02 * k,
+                dy - 0.02 * k,
+                90 + float(rng.normal(0, 1)),
+            )
         # The discard: a messy pile.
         disc = flux.zone("discard")
         gx, gy = (disc.x0_in + disc.x1_in) / 2 + float(rng.uniform(-3, 3)), (disc.y0_in + disc.y1_in) / 2
@@ -235,9 +253,23 @@ def render_flux_table(session: int, photo: int = 1, size: tuple[int, int] = (192
             n_units = int(rng.integers(0, 4))
             xs = rng.permutation(np.arange(board.x0_in + 2.5, board.x1_in - 2.5, 3.6))[:n_units]
             for x in xs:
-                add("unit", None, board.name, float(x), (board.y0_in + board.y1_in) / 2, upright[p] + 90 + float(rng.normal(0, 3)))
+                add(
+                    "unit",
+                    None,
+                    board.name,
+                    float(x),
+                    (board.y0_in + board.y1_in) / 2,
+                    upright[p] + 90 + float(rng.normal(0, 3)),
+                )
             wz = flux.zone("warlord", p)
-            add("warlord", None, wz.name, (wz.x0_in + wz.x1_in) / 2, (wz.y0_in + wz.y1_in) / 2, upright[p] + float(rng.normal(0, 4)))
+            add(
+                "warlord",
+                None,
+                wz.name,
+                (wz.x0_in + wz.x1_in) / 2,
+                (wz.y0_in + wz.y1_in) / 2,
+                upright[p] + float(rng.normal(0, 4)),
+            )
             n = 5 + (int(rng.integers(1, 4)) if rng.uniform() < 0.2 else 0)  # 5, more after a Burn
             poses, mode = _pool_cards(rng, flux.zone("pool", p), n, upright[p], flux)
             pool_modes.append(mode)
@@ -256,7 +288,9 @@ def render_flux_table(session: int, photo: int = 1, size: tuple[int, int] = (192
         x0 = int(round((mk.x_in - mk.size_in / 2 + BORDER_IN) * PPI)) - pad
         y0 = int(round((mk.y_in - mk.size_in / 2 + BORDER_IN) * PPI)) - pad
         tex[y0 : y0 + s + 2 * pad, x0 : x0 + s + 2 * pad] = 245
-        tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(marker_image(mk.id, s)[..., None] > 127, 245, 25)
+        tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(
+            marker_image(mk.id, s)[..., None] > 127, 245, 25
+        )
     cw, ch = int(round(w_in * PPI)), int(round(h_in * PPI))
     faces = {p: card_face(d, cw, ch) for p, d in designs.items()}
     warlord_at = {c["zone"]: c for c in cards if c["kind"] == "warlord"}
@@ -301,12 +335,16 @@ def _token_spots(rng: np.random.Generator, warlord: dict[str, Any], n: int, flux
         if len(spots) == n:
             break
         x, y = float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))
-        if card.contains(shapely.Point(x, y)) and all(math.hypot(x - a, y - b) > flux.token_diameter_in * 1.15 for a, b in spots):
+        if card.contains(shapely.Point(x, y)) and all(
+            math.hypot(x - a, y - b) > flux.token_diameter_in * 1.15 for a, b in spots
+        ):
             spots.append([round(x, 4), round(y, 4)])
     return spots
 
 
-def _paint_card(tex: npt.NDArray[np.float32], face: npt.NDArray[np.float32], x_in: float, y_in: float, rot_deg: float) -> None:
+def _paint_card(
+    tex: npt.NDArray[np.float32], face: npt.NDArray[np.float32], x_in: float, y_in: float, rot_deg: float
+) -> None:
     """Lay a card face on the texture, rotated about its centre, with a soft shadow under its edges."""
     h, w = face.shape[:2]
     a = math.radians(rot_deg)

@@ -1,0 +1,115 @@
+"""Reading Affinity: Flux tables: card finding, design registration, pools (rules: ../shared/rulebooks/affinity-flux.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table_frame import calibrate
+from vision.flux.cards import PX_PER_IN, card_corners, find_cards
+from vision.flux.designs import DesignError, Designs
+from vision.flux.layout import CARD_H_IN, CARD_W_IN, FluxLayout, FluxLayoutError
+from vision.flux.read import read_flux_table, register_designs
+from vision.synth.flux_table import card_face, random_design, render_flux_table
+from vision.synth.table import webcam_lens
+
+
+@pytest.fixture(scope="module")
+def lens():  # type: ignore[no-untyped-def]
+    return webcam_lens(0)
+
+
+def _paint(view: np.ndarray, face: np.ndarray, x_in: float, y_in: float, rot_deg: float) -> None:
+    """Lay a card face into a top view at PX_PER_IN (rotation as card_corners measures it)."""
+    h, w = face.shape[:2]
+    corners = card_corners(x_in * PX_PER_IN, y_in * PX_PER_IN, rot_deg, CARD_W_IN * PX_PER_IN, CARD_H_IN * PX_PER_IN)
+    src = np.float32([[0, 0], [w, 0], [w, h]])
+    M = cv2.getAffineTransform(src, corners[:3].astype(np.float32))
+    size = (view.shape[1], view.shape[0])
+    mask = cv2.warpAffine(np.ones((h, w), np.float32), M, size)[..., None]
+    view[:] = (view * (1 - mask) + cv2.warpAffine(face, M, size) * mask).astype(view.dtype)
+
+
+def test_cards_apart_are_found_with_their_pose() -> None:
+    rng = np.random.default_rng(3)
+    view = np.full((300, 400, 3), 90.0, np.float32)
+    view += rng.normal(0, 3, view.shape).astype(np.float32)
+    faces = [card_face(random_design(np.random.default_rng(k)), 120, 168) for k in (1, 2)]
+    poses = [(4.0, 6.0, 10.0), (11.0, 6.2, 125.0)]
+    for face, pose in zip(faces, poses, strict=True):
+        _paint(view, face, *pose)
+    found = find_cards(np.clip(view, 0, 255).astype(np.uint8), CARD_W_IN, CARD_H_IN)
+    assert len(found) == 2
+    for x, y, rot in poses:
+        card = min(found, key=lambda c: math.hypot(c.x_in - x, c.y_in - y))
+        assert math.hypot(card.x_in - x, card.y_in - y) < 0.06
+        gap = abs(card.rotation_deg - rot) % 180
+        assert min(gap, 180 - gap) < 2.0
+        assert card.visible_area > 0.95 and card.support > 0.9
+
+
+def test_an_empty_mat_has_no_cards() -> None:
+    rng = np.random.default_rng(4)
+    view = np.clip(rng.normal(100, 6, (300, 300, 3)), 0, 255).astype(np.uint8)
+    assert find_cards(view, CARD_W_IN, CARD_H_IN) == []
+
+
+def test_registration_photo_is_read_back_exactly(lens, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Each pool holds only its owner's cards, so each pool's Source is its card count: your own cards are
+    worth 1 Source each (Affinity: Flux > Source Cards > Spending Source)."""
+    photo = render_flux_table(3, 0)
+    frame = calibrate(photo.image, photo.layout, lens)
+    designs = register_designs(photo.image, frame, photo.flux_layout)
+    designs.save(tmp_path / "designs.json")
+    designs = Designs.load(tmp_path / "designs.json")
+    reading = read_flux_table(photo.image, frame, photo.flux_layout, designs)
+    for player in ("A", "B"):
+        n = len(photo.truth["pools"][player])
+        pool = reading.pools[player]
+        assert (pool.own, pool.opponent, pool.unsure) == (n, 0, 0)
+        assert pool.decided and pool.low == n
+    for card in reading.cards:
+        truth = min(
+            photo.truth["cards"], key=lambda t: math.hypot(t["x_in"] - card.card.x_in, t["y_in"] - card.card.y_in)
+        )
+        assert math.hypot(truth["x_in"] - card.card.x_in, truth["y_in"] - card.card.y_in) < 0.1
+
+
+def test_the_renderer_is_seeded_and_its_truth_adds_up() -> None:
+    a, b = render_flux_table(11, 1), render_flux_table(11, 1)
+    assert np.array_equal(a.image, b.image)
+    assert a.truth == b.truth
+    for p in ("A", "B"):
+        assert len(a.truth["pools"][p]) >= 5  # "draw 5 Source Cards" (Affinity: Flux > Source Cards > Drawing Source)
+        assert 0 <= a.truth["tokens"][p] <= 5  # "Life Tokens cap at 5"
+    assert all(0.0 <= c["visible_fraction"] <= 1.0 for c in a.truth["cards"])
+    assert a.truth["cards"][-1]["visible_fraction"] == 1.0  # the last card laid is on top
+
+
+def test_flux_layout_round_trips_and_bad_fields_are_named(tmp_path: Path) -> None:
+    layout = FluxLayout.default()
+    again = FluxLayout.from_json(json.loads(json.dumps(layout.to_json())))
+    assert again.zones == layout.zones and abs(again.card_w_in - CARD_W_IN) < 1e-9
+    bad = layout.to_json()
+    bad["zones"][0]["kind"] = "hand"
+    with pytest.raises(FluxLayoutError, match=r"zones\[0\]\.kind.*'hand'"):
+        FluxLayout.from_json(bad, "my.json")
+    bad = layout.to_json()
+    bad["zones"] = [z for z in bad["zones"] if z["name"] != "B pool"]
+    with pytest.raises(FluxLayoutError, match="'B' has no pool zone"):
+        FluxLayout.from_json(bad)
+    with pytest.raises(FluxLayoutError, match="no such Flux layout file"):
+        FluxLayout.load(tmp_path / "missing.json")
+
+
+def test_designs_file_errors_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(DesignError, match="register the designs first"):
+        Designs.load(tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text('{"format": "tablesight-flux-designs/1", "players": {"A": {}}}')
+    with pytest.raises(DesignError, match="two registered designs"):
+        Designs.load(tmp_path / "bad.json")

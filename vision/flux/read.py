@@ -1,0 +1,186 @@
+"""Read a Flux table from one photo: the cards, whose design each is, which zone, what each pool can pay.
+
+The arithmetic is the rulebook's (rules/flux.py); this module only counts.
+A card whose design cannot be told is counted as *unsure*, and the pool's
+value is then given as a range (too close to call) rather than a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table_frame import TableFrame
+from rules import flux as flux_rules
+from vision.flux.cards import PX_PER_IN, FoundCard, find_cards
+from vision.flux.designs import DesignError, Designs, Look, look_of, merge, straighten
+from vision.flux.layout import FluxLayout
+
+SOURCE_ZONES = ("pool", "deck", "discard")  # where the cards are Source cards, so whose design matters
+
+
+@dataclass
+class ReadCard:
+    card: FoundCard
+    zone: str | None
+    zone_kind: str | None
+    zone_player: str | None
+    owner: str | None = None  # the player whose design it shows; None: not a Source zone, or too close to call
+    margin: float | None = None
+    distances: dict[str, float] = field(default_factory=dict)
+    look: Look | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "x_in": round(self.card.x_in, 3),
+            "y_in": round(self.card.y_in, 3),
+            "rotation_deg": round(self.card.rotation_deg, 1),
+            "corners_in": np.round(self.card.corners_in, 3).tolist(),
+            "visible_area": round(self.card.visible_area, 3),
+            "zone": self.zone,
+            "design": self.owner,
+            "design_margin": None if self.margin is None else round(self.margin, 3),
+            "design_distances": {p: round(d, 4) for p, d in self.distances.items()},
+        }
+
+
+@dataclass
+class PoolReading:
+    player: str
+    own: int
+    opponent: int
+    unsure: int
+    low: int  # Source the pool can make if every unsure card is the opponent's
+    high: int  # ... if every unsure card is the player's own
+
+    @property
+    def decided(self) -> bool:
+        return self.low == self.high
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "cards": self.own + self.opponent + self.unsure,
+            "own": self.own,
+            "opponent": self.opponent,
+            "unsure": self.unsure,
+            "source": self.low if self.decided else None,
+            "source_range": [self.low, self.high],
+            "verdict": "counted" if self.decided else "too close to call",
+            "rule": f"{flux_rules.GAME} > Source Cards > Spending Source",
+        }
+
+
+@dataclass
+class FluxReading:
+    cards: list[ReadCard]
+    pools: dict[str, PoolReading]
+    life_tokens: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pools": {p: r.to_json() for p, r in self.pools.items()},
+            "life_tokens": self.life_tokens,
+            "cards": [c.to_json() for c in self.cards],
+        }
+
+
+def _view_and_cards(image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout) -> list[FoundCard]:
+    view = frame.rectify(image, PX_PER_IN)
+    ignore = np.zeros(view.shape[:2], np.uint8)
+    for m in frame.layout.markers:  # the kit's markers (and their paper): no card lies there
+        r = (m.size_in / 2 + 0.3) * PX_PER_IN
+        cx, cy = m.x_in * PX_PER_IN, m.y_in * PX_PER_IN
+        cv2.rectangle(ignore, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1, -1)
+    return find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
+
+
+def _looks(image: npt.NDArray[np.uint8], frame: TableFrame, found: list[FoundCard]) -> list[Look | None]:
+    out = []
+    for k, card in enumerate(found):
+        straight, mask = straighten(image, frame, card.corners_in, [c.corners_in for c in found[:k]])
+        out.append(look_of(straight, mask))
+    return out
+
+
+def register_designs(image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout) -> Designs:
+    """Each player's design from a photo in which each player's pool holds only cards of their own design."""
+    found = _view_and_cards(image, frame, layout)
+    looks = _looks(image, frame, found)
+    by_player: dict[str, list[Look]] = {p: [] for p in layout.players}
+    for card, look in zip(found, looks, strict=True):
+        zone = layout.zone_at(card.x_in, card.y_in)
+        if zone is not None and zone.kind == "pool" and zone.player in by_player and look is not None:
+            by_player[zone.player].append(look)
+    for p, looks_p in by_player.items():
+        if not looks_p:
+            raise DesignError(
+                f"no card found in player {p}'s pool ({layout.zone('pool', p).name}): lay one or more cards of "
+                "that player's design there, apart from each other, and photograph again"
+            )
+    return Designs({p: merge(lk) for p, lk in by_player.items()})
+
+
+def count_life_tokens(image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout) -> dict[str, int]:
+    """Round tokens of the Life Token size in each Warlord zone (circles found in a 40 px/in top view)."""
+    ppi = 40.0
+    out: dict[str, int] = {}
+    r_px = layout.token_diameter_in / 2 * ppi
+    for z in layout.zones:
+        if z.kind != "warlord" or z.player is None:
+            continue
+        region = (
+            int(z.x0_in * ppi),
+            int(z.y0_in * ppi),
+            int((z.x1_in - z.x0_in) * ppi),
+            int((z.y1_in - z.y0_in) * ppi),
+        )
+        view = frame.rectify(image, ppi, region_px=region)
+        grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+        circles = cv2.HoughCircles(
+            grey,
+            cv2.HOUGH_GRADIENT_ALT,
+            dp=1.5,
+            minDist=1.6 * r_px,
+            param1=60,
+            param2=0.6,
+            minRadius=int(0.85 * r_px),
+            maxRadius=int(1.15 * r_px) + 1,
+        )
+        out[z.player] = 0 if circles is None else int(min(len(circles[0]), flux_rules.LIFE_TOKEN_CAP))
+    return out
+
+
+def read_flux_table(
+    image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, designs: Designs
+) -> FluxReading:
+    found = _view_and_cards(image, frame, layout)
+    looks = _looks(image, frame, found)
+    cards = []
+    for card, look in zip(found, looks, strict=True):
+        zone = layout.zone_at(card.x_in, card.y_in)
+        rc = ReadCard(card, zone.name if zone else None, zone.kind if zone else None, zone.player if zone else None)
+        if zone is not None and zone.kind in SOURCE_ZONES:
+            rc.look = look
+            if look is not None:
+                rc.owner, rc.margin, rc.distances = designs.owner(look)
+        cards.append(rc)
+    pools = {}
+    for p in layout.players:
+        in_pool = [c for c in cards if c.zone_kind == "pool" and c.zone_player == p]
+        own = sum(1 for c in in_pool if c.owner == p)
+        unsure = sum(1 for c in in_pool if c.owner is None)
+        opponent = len(in_pool) - own - unsure
+        pools[p] = PoolReading(
+            p,
+            own,
+            opponent,
+            unsure,
+            flux_rules.source_value(own, opponent + unsure),
+            flux_rules.source_value(own + unsure, opponent),
+        )
+    return FluxReading(cards, pools, count_life_tokens(image, frame, layout))

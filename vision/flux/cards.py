@@ -111,7 +111,8 @@ class _EdgeEvidence:
     """Edge strength across a given direction at given points of the view (bilinear)."""
 
     def __init__(self, view: npt.NDArray[np.uint8]) -> None:
-        self.gx, self.gy = _gradients(view)
+        gx, gy = _gradients(view)
+        self.g = np.dstack([gx, gy])  # sampled as one two-channel image
 
     def across(self, pts: FloatArray, normals: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
         """Whether an edge running along each point's side lies within 1.5 px of it, and where (px along the
@@ -119,7 +120,7 @@ class _EdgeEvidence:
         offsets = (1.5, 1.0, 0.5, 0.0, -0.5, -1.0, -1.5)  # outside in
         values = []
         for off in offsets:
-            g = _colours_at(np.dstack([self.gx, self.gy]), pts + off * normals)
+            g = _colours_at(self.g, pts + off * normals)
             gx, gy = g[..., 0], g[..., 1]
             across = np.abs(gx * normals[..., 0] + gy * normals[..., 1])
             along = np.abs(-gx * normals[..., 1] + gy * normals[..., 0])
@@ -173,7 +174,7 @@ def _refine(
     outlines = [_outline_samples(card_corners(tx, ty, tr, w_px, h_px)) for tx, ty, tr in trials]
     pts = np.array([o[0] for o in outlines])
     normals = np.array([o[1] for o in outlines])
-    g = _colours_at(np.dstack([evidence.gx, evidence.gy]), pts)
+    g = _colours_at(evidence.g, pts)
     across = np.abs(g[..., 0] * normals[..., 0] + g[..., 1] * normals[..., 1])
     shown = ~_lookup(hidden, pts)
     score = (np.minimum(across, 4 * EDGE_MIN) * shown).sum(axis=1) / np.maximum(shown.sum(axis=1), 1)

@@ -32,7 +32,6 @@ class ReadCard:
     owner: str | None = None  # the player whose design it shows; None: not a Source zone, or too close to call
     margin: float | None = None
     distances: dict[str, float] = field(default_factory=dict)
-    look: Look | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -164,10 +163,8 @@ def read_flux_table(
     for card, look in zip(found, looks, strict=True):
         zone = layout.zone_at(card.x_in, card.y_in)
         rc = ReadCard(card, zone.name if zone else None, zone.kind if zone else None, zone.player if zone else None)
-        if zone is not None and zone.kind in SOURCE_ZONES:
-            rc.look = look
-            if look is not None:
-                rc.owner, rc.margin, rc.distances = designs.owner(look)
+        if zone is not None and zone.kind in SOURCE_ZONES and look is not None:
+            rc.owner, rc.margin, rc.distances = designs.owner(look)
         cards.append(rc)
     pools = {}
     for p in layout.players:

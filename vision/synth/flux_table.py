@@ -23,7 +23,7 @@ import shapely
 from calibration.layout import Layout
 from vision.flux.layout import FluxLayout
 from vision.synth.camera import Camera, photo_effects
-from vision.synth.markers_table import marker_image
+from vision.synth.markers_table import paint_markers
 from vision.synth.table import WEBCAM_DISTORTION, WEBCAM_HFOV_DEG, _hsv_to_bgr, _mat
 
 Image = npt.NDArray[np.uint8]
@@ -282,15 +282,7 @@ def render_flux_table(session: int, photo: int = 1, size: tuple[int, int] = (192
     tex = np.full((int((table[1] + 2 * BORDER_IN) * PPI), int((table[0] + 2 * BORDER_IN) * PPI), 3), 35, np.float32)
     o = int(BORDER_IN * PPI)
     tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
-    for mk in layout.markers:
-        s = int(round(mk.size_in * PPI))
-        pad = int(round(0.25 * PPI))
-        x0 = int(round((mk.x_in - mk.size_in / 2 + BORDER_IN) * PPI)) - pad
-        y0 = int(round((mk.y_in - mk.size_in / 2 + BORDER_IN) * PPI)) - pad
-        tex[y0 : y0 + s + 2 * pad, x0 : x0 + s + 2 * pad] = 245
-        tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(
-            marker_image(mk.id, s)[..., None] > 127, 245, 25
-        )
+    paint_markers(tex, layout, PPI, BORDER_IN)
     cw, ch = int(round(w_in * PPI)), int(round(h_in * PPI))
     faces = {p: card_face(d, cw, ch) for p, d in designs.items()}
     warlord_at = {c["zone"]: c for c in cards if c["kind"] == "warlord"}

@@ -62,3 +62,16 @@ def table_texture(
         tex = tex * (1 - mask) + warped
     out: npt.NDArray[np.uint8] = np.clip(tex, 0, 255).astype(np.uint8)
     return out
+
+
+def paint_markers(tex: npt.NDArray[np.float32], layout: Layout, ppi: float, border_in: float) -> None:
+    """Paint the kit's markers, each on its white paper (a 0.25" margin), into a top-down texture in place."""
+    pad = int(round(0.25 * ppi))
+    for mk in layout.markers:
+        s = int(round(mk.size_in * ppi))
+        x0 = int(round((mk.x_in - mk.size_in / 2 - 0.25 + border_in) * ppi))
+        y0 = int(round((mk.y_in - mk.size_in / 2 - 0.25 + border_in) * ppi))
+        tex[y0 : y0 + s + 2 * pad, x0 : x0 + s + 2 * pad] = 245
+        tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(
+            marker_image(mk.id, s)[..., None] > 127, 245, 25
+        )

@@ -24,7 +24,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from geometry.shapes import KNOWN_BASES, base_semi_axes_in
 from vision.synth.camera import Camera, photo_effects
-from vision.synth.markers_table import marker_image
+from vision.synth.markers_table import paint_markers
 
 Image = npt.NDArray[np.uint8]
 BASE_HEIGHT_IN = 0.15
@@ -308,17 +308,7 @@ def render_table(
             tex, c, int(r * ppi * 8), (235, 235, 235) if rng.uniform() < 0.5 else (20, 160, 230), -1, cv2.LINE_AA, 3
         )
         cv2.circle(tex, c, int(r * ppi * 8), (30, 30, 30), max(1, int(0.05 * ppi)), cv2.LINE_AA, 3)
-    for mk in layout.markers:
-        s = int(round(mk.size_in * ppi))
-        x0, y0 = (
-            int(round((mk.x_in - mk.size_in / 2 - 0.25 + border) * ppi)),
-            int(round((mk.y_in - mk.size_in / 2 - 0.25 + border) * ppi)),
-        )
-        pad = int(round(0.25 * ppi))
-        tex[y0 : y0 + s + 2 * pad, x0 : x0 + s + 2 * pad] = 245
-        tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(
-            marker_image(mk.id, s)[..., None] > 127, 245, 25
-        )
+    paint_markers(tex, layout, ppi, border)
     empty_tex = np.clip(tex.copy(), 0, 255).astype(np.uint8)
     tex *= (1 - model_shadow)[..., None]
     # Bases: top colour, and the team's rim.

@@ -340,7 +340,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from web.app import ServerConfig, create_app
-    from web.feeds import SampleFeed
+    from web.feeds import EmptyTableFeed, SampleFeed, empty_scene
     from web.guard import GuardConfig
 
     db = Path(args.db).expanduser()
@@ -360,8 +360,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         feed_factory = lambda: CameraFeed(  # noqa: E731
             lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players
         )
+    flux_factory = None
+    if args.flux is not None:
+        flux_factory = _flux_watch_factory(args)
+        if args.camera is None and args.scene is None:  # a card game: the table starts empty, not the sample
+            width, depth = _table_size(args.table)
+            feed_factory = lambda: EmptyTableFeed(  # noqa: E731
+                empty_scene("focal-point", width, depth), "Flux mode: cards read from the camera (see the Flux panel)"
+            )
     config = ServerConfig(
-        str(db), tick_s=args.tick, guard=guard, feed_factory=feed_factory, confirmed_dir=args.keep_frames
+        str(db),
+        tick_s=args.tick,
+        guard=guard,
+        feed_factory=feed_factory,
+        confirmed_dir=args.keep_frames,
+        flux_factory=flux_factory,
     )
     host = "0.0.0.0" if args.lan else "127.0.0.1"
     print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
@@ -371,11 +384,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _flux_watch_factory(args: argparse.Namespace) -> Any:
+    """serve --flux: check the source, designs and zones now (clear errors), read them in the server."""
+    from calibration.lens import LensModel
+    from vision.flux.designs import Designs
+    from vision.flux.layout import FluxLayout
+    from vision.live.sources import open_source
+    from web.flux_watch import FluxWatch
+
+    open_source(args.flux)
+    designs = Designs.load(args.designs)
+    flux_layout = (
+        FluxLayout.load(args.flux_layout) if args.flux_layout else FluxLayout.default(*_table_size(args.table))
+    )
+    layout = _layout_for(args)
+    lens = LensModel.load(args.lens) if args.lens else None
+    return lambda: FluxWatch(lambda: open_source(args.flux), layout, flux_layout, designs, f"Flux: {args.flux}", lens)
+
+
 def _flux_from_photo(args: argparse.Namespace) -> int:
     """flux register / pool / can-pay: read Source pools from a photo of the table."""
     from calibration.lens import LensModel
     from calibration.table_frame import calibrate
-    from rules import flux
     from vision.flux.designs import Designs
     from vision.flux.layout import FluxLayout
     from vision.flux.read import read_flux_table, register_designs
@@ -407,25 +437,8 @@ def _flux_from_photo(args: argparse.Namespace) -> int:
         return 0
     if args.player not in reading.pools:
         raise ValueError(f"--player {args.player!r}: expected one of {', '.join(reading.pools)}")
-    pool = reading.pools[args.player]
-    worst = flux.pay(pool.own, pool.opponent + pool.unsure, args.cost)
-    best = flux.pay(pool.own + pool.unsure, pool.opponent, args.cost)
-    verdict = "yes" if worst.can_pay else ("no" if not best.can_pay else "too close to call")
-    payload = {
-        "player": args.player,
-        "cost": args.cost,
-        "verdict": verdict,
-        "pool": pool.to_json(),
-        "payment": worst.to_json(),
-    }
-    if verdict == "too close to call":
-        payload["payment_if_unsure_are_own"] = best.to_json()
-    _emit(
-        args,
-        payload,
-        f"{verdict}: {(worst if worst.can_pay or not best.can_pay else best).reasons[0]}"
-        + (f" ({pool.unsure} card(s) of unsure design)" if pool.unsure else ""),
-    )
+    payload = reading.pools[args.player].can_pay(args.cost)
+    _emit(args, payload, f"{payload['verdict']}: {payload['reason']}")
     return 0
 
 
@@ -655,6 +668,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --camera: keep each confirmed round's photo and scene here (for tablesight adapt)",
     )
     sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
+    sv.add_argument(
+        "--flux",
+        default=None,
+        help="Flux mode: read Source pools from this camera, stream, video, folder or photo (see flux register)",
+    )
+    sv.add_argument("--designs", default="flux-designs.json", help="with --flux: the registered designs")
+    sv.add_argument("--flux-layout", default=None, help="with --flux: zones file (default: the 24x24 Flux zones)")
     add_layout(sv)
     sv.set_defaults(run=cmd_serve)
 

@@ -29,6 +29,7 @@ from rules.systems import SYSTEMS
 from tablesight.scene import field_path
 from web.corrections import CorrectionError, check_roster_correction
 from web.feeds import Feed, SampleFeed
+from web.flux_watch import MAX_COST, FluxWatch
 from web.guard import JOIN_COOKIE, Guard, GuardConfig
 from web.rosters import RosterError
 from web.session import ConflictError, GameSession, NotFoundError
@@ -122,6 +123,7 @@ class ServerConfig:
     guard: GuardConfig = field(default_factory=GuardConfig)
     feed_factory: Callable[[], Feed] = SampleFeed
     confirmed_dir: str | None = None  # where a camera game keeps each confirmed round's frame (for `adapt`)
+    flux_factory: Callable[[], FluxWatch] | None = None  # Flux mode: pools read from a camera
 
 
 class Hub:
@@ -156,6 +158,16 @@ def create_app(config: ServerConfig) -> FastAPI:
         session.set_camera(status)
     hub = Hub()
     changed = asyncio.Event()
+    flux = config.flux_factory() if config.flux_factory is not None else None
+
+    async def flux_reader() -> None:
+        assert flux is not None
+        while True:
+            try:
+                await asyncio.to_thread(flux.step)
+            except Exception as error:  # a broken frame never stops the server
+                flux.say(f"Flux reading failed: {error}", stale=True)
+            await asyncio.sleep(config.tick_s)
 
     async def ticker() -> None:
         while True:
@@ -180,12 +192,17 @@ def create_app(config: ServerConfig) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         app.state.notify = lambda: loop.call_soon_threadsafe(changed.set)
-        task = asyncio.create_task(ticker())
+        tasks = [asyncio.create_task(ticker())]
+        if flux is not None:
+            tasks.append(asyncio.create_task(flux_reader()))
         yield
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         feed.close()
+        if flux is not None:
+            flux.source.close()
         store.close()
 
     app = FastAPI(title="tablesight referee", lifespan=lifespan)
@@ -280,6 +297,19 @@ def create_app(config: ServerConfig) -> FastAPI:
             "scenarios": {"grinding-annihilation": list(ga_scenarios.SCENARIOS)},
             "current": {"game": session.game, "scenario": session.scenario, "game_id": session.game_id},
         }
+
+    # ---- Flux mode -------------------------------------------------------------------------------
+    @app.get("/api/flux")
+    def flux_view() -> dict[str, Any]:
+        return flux.view() if flux is not None else {"enabled": False}
+
+    @app.get("/api/flux/can-pay")
+    def flux_can_pay(
+        player: Annotated[Ident, Query()], cost: Annotated[int, Query(ge=0, le=MAX_COST)]
+    ) -> dict[str, Any]:
+        if flux is None:
+            raise NotFoundError("Flux mode is off: start the page with tablesight serve --flux SOURCE")
+        return flux.can_pay(player, cost)
 
     # ---- set-up and corrections ---------------------------------------------------------------
     @app.post("/api/setup")

@@ -74,3 +74,15 @@ class SampleFeed:
 
     def close(self) -> None:
         return None
+
+
+class EmptyTableFeed(SampleFeed):
+    """A table with no miniatures watched: the page's Flux mode, where the cards come from the Flux watch."""
+
+    def __init__(self, scene: dict[str, Any], message: str) -> None:
+        super().__init__(scene, amplitude_in=0.0)
+        self.message = message
+
+    def next(self) -> tuple[dict[str, Any] | None, CameraStatus]:
+        scene, _ = super().next()
+        return scene, CameraStatus("no miniatures camera", self.message)

@@ -18,6 +18,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.web.server import Server
 
+from .conftest import FluxFiles
+
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run"]
 
 
@@ -165,3 +167,44 @@ def test_lasso_models_into_a_unit(browser: Browser, server: Server) -> None:
     view = server.get("/api/view")
     assert {m["id"] for m in view["models"] if m["unit"] == "lancers"} >= {"w1", "w2"}
     assert errors == []
+
+
+def test_flux_mode_shows_the_pools_and_answers_what_they_can_pay(
+    browser: Browser, flux_files: FluxFiles, tmp_path: Path
+) -> None:
+    """ "Your cards: 1 card = 1 Source" (Affinity: Flux > Source Cards > Spending Source): each pool of the
+    registration photo holds only its owner's cards, so its Source is its card count."""
+    flux = Server(
+        tmp_path / "flux.sqlite",
+        *("--tick", "0.5", "--flux", str(flux_files.photo), "--designs", str(flux_files.designs)),
+        *("--lens", str(flux_files.lens)),
+    )
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(flux.url)
+        page.wait_for_selector("#flux-pools tr[data-player=B]", timeout=60_000)
+        for player, n in flux_files.pool_cards.items():
+            row = page.inner_text(f"#flux-pools tr[data-player={player}]")
+            assert page.inner_text(f"#flux-pools tr[data-player={player}] .flux-source") == str(n)
+            assert f"{n} own" in row
+        cards = flux.get("/api/flux")["cards"]
+        assert page.locator("polygon.flux-card").count() == len(cards) > 0
+        assert page.locator("polygon.flux-card[data-design=unsure]").count() == 0
+        n = flux_files.pool_cards["B"]
+        page.select_option("#flux-player", "B")
+        page.fill("#flux-cost", str(n + 1))
+        page.click("#flux-ask")
+        page.wait_for_selector("#flux-answer .verdict")
+        assert page.inner_text("#flux-answer .verdict").upper() == "NO"
+        assert "1 short" in page.inner_text("#flux-answer")
+        page.fill("#flux-cost", str(n))
+        page.click("#flux-ask")
+        page.wait_for_function("document.querySelector('#flux-answer .verdict').textContent === 'yes'")
+        # The Burn: "treat 1 as 2, cap at 5": a cheap unit brings 2 Source one time in three.
+        assert "33.3%" in page.inner_text("#flux-burn")
+        page.screenshot(path=str(tmp_path / "flux.png"))
+        assert errors == []
+    finally:
+        flux.stop()

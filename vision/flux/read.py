@@ -41,6 +41,7 @@ class ReadCard:
             "corners_in": np.round(self.card.corners_in, 3).tolist(),
             "visible_area": round(self.card.visible_area, 3),
             "zone": self.zone,
+            "zone_kind": self.zone_kind,
             "design": self.owner,
             "design_margin": None if self.margin is None else round(self.margin, 3),
             "design_distances": {p: round(d, 4) for p, d in self.distances.items()},
@@ -72,6 +73,29 @@ class PoolReading:
             "verdict": "counted" if self.decided else "too close to call",
             "rule": f"{flux_rules.GAME} > Source Cards > Spending Source",
         }
+
+    def can_pay(self, cost: int) -> dict[str, Any]:
+        """yes / no / too close to call, with the cheapest payment (``rules.flux.pay``) and its reason.
+
+        Unsure cards are counted as the opponent's for *yes* and as the
+        player's own for *no*, so neither answer rests on a guessed design.
+        """
+        worst = flux_rules.pay(self.own, self.opponent + self.unsure, cost)
+        best = flux_rules.pay(self.own + self.unsure, self.opponent, cost)
+        verdict = "yes" if worst.can_pay else ("no" if not best.can_pay else "too close to call")
+        shown = worst if worst.can_pay or not best.can_pay else best
+        out: dict[str, Any] = {
+            "player": self.player,
+            "cost": cost,
+            "verdict": verdict,
+            "reason": shown.reasons[0] + (f" ({self.unsure} card(s) of unsure design)" if self.unsure else ""),
+            "pool": self.to_json(),
+            "payment": worst.to_json(),
+            "rule": worst.rule,
+        }
+        if verdict == "too close to call":
+            out["payment_if_unsure_are_own"] = best.to_json()
+        return out
 
 
 @dataclass

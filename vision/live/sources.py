@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
 
 class FrameSource(Protocol):
@@ -54,7 +55,7 @@ class FolderSource:
 
     def __init__(self, folder: str | Path) -> None:
         self.name = str(folder)
-        self._files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".bmp"))
+        self._files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         self._next = 0
 
     def read(self) -> Image | None:
@@ -66,6 +67,21 @@ class FolderSource:
 
     def close(self) -> None:
         self._next = len(self._files)
+
+
+class StillSource:
+    """One photo, shown as a camera that never moves (a Flux table photographed once, a demo)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.name = str(path)
+        self._path = Path(path)
+
+    def read(self) -> Image | None:
+        image = cv2.imread(str(self._path), cv2.IMREAD_COLOR)
+        return None if image is None else np.asarray(image, dtype=np.uint8)
+
+    def close(self) -> None:
+        pass
 
 
 class IteratorSource:
@@ -83,12 +99,14 @@ class IteratorSource:
 
 
 def open_source(spec: str) -> FrameSource:
-    """'0' (camera index), 'rtsp://...', 'http://...', a video file, or a folder of images."""
+    """'0' (camera index), 'rtsp://...', 'http://...', a video file, a folder of images, or one photo."""
     if spec.isdigit():
         return CaptureSource(int(spec))
     path = Path(spec)
     if path.is_dir():
         return FolderSource(path)
+    if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
+        return StillSource(path)
     if spec.startswith(("rtsp://", "http://", "https://")) or path.is_file():
         return CaptureSource(spec)
     raise ValueError(f"{spec!r}: not a camera index, stream URL, video file or folder of images")

@@ -12,6 +12,7 @@ const state = {
   lasso: [],          // table points of the lasso being drawn
   lassoed: [],        // model ids inside the last lasso
   socket: null,
+  flux: null,         // the Flux mode's last reading from /api/flux (null: off or not yet read)
 };
 
 // ---------- talking to the server ----------
@@ -89,7 +90,8 @@ function spanningLinks(points) {
 
 function render(view) {
   state.view = view;
-  $("game-name").textContent = view.game_name + (view.scenario ? ` — ${view.scenario}` : "");
+  $("game-name").textContent = state.flux && state.flux.enabled && !view.models.length
+    ? "Affinity: Flux" : view.game_name + (view.scenario ? ` — ${view.scenario}` : "");
   $("round-no").textContent = view.round;
   const camera = $("camera");
   camera.textContent = view.camera.message;
@@ -142,6 +144,7 @@ function render(view) {
     el("text", { x: m.x, y: m.y + 0.17, "text-anchor": "middle", class: "label" }, svg).textContent = m.id;
   }
   if (state.unit) drawUnit(state.unit);
+  drawFluxCards();
   if (state.lasso.length > 1) {
     el("polygon", { points: state.lasso.map((p) => `${p.x},${p.y}`).join(" "), class: "lasso" }, svg);
   }
@@ -195,6 +198,84 @@ function fillUnitSelects(view) {
     select.dataset.units = wanted;
     select.replaceChildren(...view.units.map((u) => new Option(`${u.name} (${u.player})`, u.id)));
   }
+}
+
+// ---------- Flux mode: Source pools read from the camera ----------
+const FLUX_COLORS = ["#f0883e", "#79c0ff"];
+
+function fluxOwnerColor(design) {
+  if (!state.flux || !design) return null;
+  const k = state.flux.players.findIndex((p) => p.player === design);
+  return k >= 0 ? FLUX_COLORS[k % FLUX_COLORS.length] : null;
+}
+
+function drawFluxCards() {
+  const old = $("flux-cards");
+  if (old) old.remove();
+  if (!state.flux || !state.flux.cards.length) return;
+  const group = el("g", { id: "flux-cards" }, $("table"));
+  for (const c of state.flux.cards) {
+    const sourceZone = ["pool", "deck", "discard"].includes(c.zone_kind);
+    const color = fluxOwnerColor(c.design) || (sourceZone ? "var(--close)" : "#bbb");
+    const card = el("polygon", {
+      points: c.corners_in.map((p) => p.join(",")).join(" "),
+      class: "flux-card", stroke: color, "data-design": c.design || (sourceZone ? "unsure" : "none"),
+    }, group);
+    const whose = c.design ? `design of ${c.design}` : (sourceZone ? "design too close to call" : "not a Source zone");
+    el("title", {}, card).textContent = `card in ${c.zone || "no zone"}: ${whose}`;
+  }
+}
+
+function renderFlux(flux) {
+  $("flux").hidden = false;
+  const status = $("flux-status");
+  const age = flux.read_at ? ` · read ${new Date(flux.read_at * 1000).toLocaleTimeString()} in ${flux.read_s} s` : "";
+  status.textContent = `${flux.source}: ${flux.message}${age}`;
+  status.classList.toggle("stale", !!flux.stale);
+  const rows = flux.players.map((p) => {
+    const pool = p.pool;
+    const parts = [`${pool.own} own`, `${pool.opponent} opponent's`];
+    if (pool.unsure) parts.push(`${pool.unsure} unsure`);
+    const source = pool.source !== null ? `<b>${pool.source}</b>`
+      : `<b>${pool.source_range[0]}–${pool.source_range[1]}</b> ${verdictBadge("too_close")}`;
+    const color = fluxOwnerColor(p.player);
+    return `<tr data-player="${escapeHtml(p.player)}"><td><span class="swatch" style="background:${color}"></span>${escapeHtml(p.player)}</td>` +
+      `<td>${pool.cards} (${parts.join(", ")})</td><td class="flux-source">${source}</td>` +
+      `<td>${p.life_tokens === null ? "–" : `${p.life_tokens} / ${p.life_token_cap}`}</td></tr>`;
+  });
+  $("flux-pools").tBodies[0].innerHTML = rows.join("") ||
+    "<tr><td colspan='4' class='hint'>no reading yet: point the camera at the table and keep hands off it</td></tr>";
+  const select = $("flux-player");
+  const wanted = flux.players.map((p) => p.player).join(",");
+  if (select.dataset.players !== wanted) {
+    select.dataset.players = wanted;
+    select.replaceChildren(...flux.players.map((p) => new Option(p.player, p.player)));
+  }
+  const values = [...new Set(flux.burn.flatMap((b) => b.outcomes.map((o) => o.value)))].sort((a, b) => a - b);
+  $("flux-burn").innerHTML = `<tr><th>Burned unit</th>${values.map((v) => `<th>${v}</th>`).join("")}<th>mean</th></tr>` +
+    flux.burn.map((b) => `<tr><td>${escapeHtml(b.label)}</td>${values.map((v) => {
+      const o = b.outcomes.find((x) => x.value === v);
+      return `<td>${o ? `${Math.round(o.probability * 1000) / 10}%` : "–"}</td>`;
+    }).join("")}<td>${b.mean.toFixed(2)}</td></tr>`).join("");
+}
+
+async function refreshFlux() {
+  let flux;
+  try { flux = await api("/api/flux"); } catch (_) { return; }
+  if (!flux.enabled) { $("flux").hidden = true; return; }
+  if (state.flux && state.flux.version === flux.version) return;
+  state.flux = flux;
+  renderFlux(flux);
+  if (state.view) render(state.view);  // the header names the card game; the cards are drawn on the table
+}
+
+async function askFluxPay() {
+  const player = $("flux-player").value;
+  const cost = $("flux-cost").value;
+  const answer = await api(`/api/flux/can-pay?player=${encodeURIComponent(player)}&cost=${encodeURIComponent(cost)}`);
+  const verdict = { yes: "yes", no: "no", "too close to call": "too_close" }[answer.verdict];
+  $("flux-answer").innerHTML = `${verdictBadge(verdict)} <div class="reasons">${escapeHtml(answer.reason)}</div>` +
+    `<div class="rule">Rule: ${escapeHtml(answer.rule)}</div>`;
 }
 
 // ---------- panels ----------
@@ -486,6 +567,7 @@ function wire() {
       $("join").hidden = true; start();
     } catch (error) { $("join-error").textContent = error.message; }
   };
+  $("flux-ask").onclick = () => askFluxPay().catch(showError);
   $("history").addEventListener("toggle", () => { if ($("history").open) loadHistory().catch(showError); });
   document.addEventListener("keydown", (event) => {
     if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
@@ -507,8 +589,10 @@ async function start() {
     connect();
     loadSetup();
     showJoinCode();
+    refreshFlux();
   } catch (error) { showError(error); }
 }
+setInterval(refreshFlux, 2000);  // Flux readings take seconds; polling is enough and survives reconnects
 
 wire();
 start();

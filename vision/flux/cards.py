@@ -4,10 +4,13 @@ Every card is the same rectangle (63 x 88 mm) lying flat, so in the camera's
 top view it has three unknowns: centre and rotation. Candidates come from a
 vote: for each rotation the view is turned so a card's sides are upright, and
 box filters count how much of a card-sized outline lies on edges there.
-Candidates are then taken best first and kept while they explain edges: a card
-above hides the parts of the cards below it, so each candidate is judged only
-on the part of its outline that no card already kept is lying on. Cards are
-returned top first.
+Each candidate's pose is then fitted onto the edges near its outline (the
+vote is a few pixels off for a card that shows only part of its outline).
+Candidates are taken cleanest outline first and kept while they explain
+edges: a card above hides the parts of the cards below it, so each candidate
+is judged, and fitted again, only on the part of its outline that no card
+already kept is lying on, and must show enough of its face (a "card" seen
+only in the gap between two cards shows mat). Cards are returned top first.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ ANGLE_STEP_DEG = 1.5
 EDGE_MIN = 6.0  # gradient (grey levels per pixel) that counts as an edge
 MIN_VISIBLE_OUTLINE = 0.3  # a card must show this much of its outline ...
 MIN_SUPPORT = 0.7  # ... and this much of what it shows must lie on edges
-MIN_VISIBLE_AREA = 0.12
+MIN_VISIBLE_AREA = 0.15  # of the card's face not under cards kept
 MAX_CANDIDATES = 4000
 MIN_SIDE_SUPPORT = 0.45
 SIDE_SHOWN_MIN = 6  # samples (of 24 a side)
 RIM_DEPTH_PX = 1.5  # where a card's rim colour is read, inside its edge
-RIM_TOLERANCE = 40.0  # grey levels (per channel) a rim may vary by
+RIM_TOLERANCE = 40.0
+RANK_OUTLINE_WEIGHT = 0.25
+REFIT_SUPPORT = 0.4  # candidates uncovered by a kept card are fitted again from this much support  # in the order cards are taken: support share + this x shown share of the outline  # grey levels (per channel) a rim may vary by
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -114,6 +119,15 @@ class _EdgeEvidence:
         gx, gy = _gradients(view)
         self.g = np.dstack([gx, gy])  # sampled as one two-channel image
 
+    def across_strength(self, pts: FloatArray, normals: FloatArray) -> FloatArray:
+        """Gradient across each point's side where the edge runs along it (0 where it runs another way)."""
+        g = _colours_at(self.g, pts)
+        gx, gy = g[..., 0], g[..., 1]
+        across = np.abs(gx * normals[..., 0] + gy * normals[..., 1])
+        along = np.abs(-gx * normals[..., 1] + gy * normals[..., 0])
+        out: FloatArray = np.where(across >= 2 * along, across, 0.0)
+        return out
+
     def across(self, pts: FloatArray, normals: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
         """Whether an edge running along each point's side lies within 1.5 px of it, and where (px along the
         outward normal). Of two edges there (a card's outer edge and its border's inner one) the outer is taken."""
@@ -133,27 +147,80 @@ class _EdgeEvidence:
         return strongest >= EDGE_MIN, where
 
 
-def _outline_samples(corners: FloatArray, per_side: int = 24) -> tuple[FloatArray, FloatArray]:
-    """Points along the middle 90 % of each side, with the side's outward normal."""
-    pts, normals = [], []
-    centre = corners.mean(axis=0)
-    for k in range(4):
-        a, b = corners[k], corners[(k + 1) % 4]
-        t = np.linspace(0.05, 0.95, per_side)[:, None]
-        d = (b - a) / np.linalg.norm(b - a)
-        n = np.array([d[1], -d[0]])
-        if np.dot(n, (a + b) / 2 - centre) < 0:
-            n = -n
-        pts.append(a + t * (b - a))
-        normals.append(np.repeat(n[None], per_side, axis=0))
-    return np.concatenate(pts), np.concatenate(normals)
+def _outlines(poses: FloatArray, w_px: float, h_px: float, per_side: int = 24) -> tuple[FloatArray, FloatArray]:
+    """Points along the middle 90 % of each side of many poses, with the side's outward normal:
+    (N, 4 * per_side, 2) each."""
+    corners = _corners_many(poses, w_px, h_px)
+    a, b = corners, np.roll(corners, -1, axis=1)  # (N, 4, 2): each side from corner k to k + 1
+    t = np.linspace(0.05, 0.95, per_side)[None, None, :, None]
+    pts = a[:, :, None] + t * (b - a)[:, :, None]
+    d = (b - a) / np.linalg.norm(b - a, axis=2, keepdims=True)
+    n = np.stack([d[..., 1], -d[..., 0]], axis=2)
+    outward = np.sign(((a + b) / 2 - corners.mean(axis=1, keepdims=True)) * n).sum(axis=2, keepdims=True)
+    n = n * np.where(outward < 0, -1.0, 1.0)
+    normals = np.broadcast_to(n[:, :, None], pts.shape)
+    return pts.reshape(len(poses), -1, 2), np.ascontiguousarray(normals).reshape(len(poses), -1, 2)
 
 
-def _interior_samples(corners: FloatArray, across: int = 6, along: int = 8) -> FloatArray:
-    """A grid of points inside the card (to measure how much of it is visible)."""
+def _corners_many(poses: FloatArray, w_px: float, h_px: float) -> FloatArray:
+    """``card_corners`` of many (x, y, rotation) poses: (N, 4, 2)."""
+    a = np.radians(poses[:, 2])
+    c, s = np.cos(a)[:, None], np.sin(a)[:, None]
+    lx = np.array([-w_px / 2, w_px / 2, w_px / 2, -w_px / 2])[None]
+    ly = np.array([-h_px / 2, -h_px / 2, h_px / 2, h_px / 2])[None]
+    out: FloatArray = np.stack([lx * c - ly * s + poses[:, :1], lx * s + ly * c + poses[:, 1:2]], axis=2)
+    return out
+
+
+def _fit_poses(
+    poses: FloatArray,
+    w_px: float,
+    h_px: float,
+    evidence: _EdgeEvidence,
+    hidden: npt.NDArray[np.uint8] | None = None,
+) -> FloatArray:
+    """Each pose moved so its outline lies on the nearest card-like edges (a few Gauss-Newton steps).
+
+    The vote puts a card that shows only part of its outline a few pixels and
+    degrees off; judged there, its outline misses its own edges. Each outline
+    sample looks along its normal for the nearest edge running its way; the
+    pose that brings the samples onto those edges is solved by least squares,
+    with samples far from the current fit (another card's edge) weighed down
+    and samples under the cards kept so far (``hidden``) left out.
+    """
+    fitted = poses.astype(np.float64).copy()
+    for window in (4.0, 2.5, 1.5):
+        pts, normals = _outlines(fitted, w_px, h_px)
+        turned, _ = _outlines(fitted + [0.0, 0.0, 0.5], w_px, h_px)
+        offsets = np.arange(-window, window + 0.01, 0.5)
+        strength = np.stack([evidence.across_strength(pts + o * normals, normals) for o in offsets])
+        strongest = strength.max(axis=0)
+        # The nearest edge that is strong enough, not the strongest: a card's border has two edges 3 px apart.
+        strong = strength >= np.maximum(EDGE_MIN, 0.5 * strongest)[None]
+        nearest = np.argmin(np.where(strong, np.abs(offsets)[:, None, None], np.inf), axis=0)
+        shift = offsets[nearest]
+        weight = (strongest >= EDGE_MIN) / (1.0 + (shift / 2.0) ** 2)
+        if hidden is not None:
+            weight = weight * ~_lookup(hidden, pts)
+        jac = np.stack(
+            [normals[..., 0], normals[..., 1], ((turned - pts) / 0.5 * normals).sum(axis=2)], axis=2
+        )  # d(shift along the normal) / d(x px, y px, rotation deg)
+        jtj = np.einsum("nsi,ns,nsj->nij", jac, weight, jac) + np.eye(3) * 1e-3
+        jtr = np.einsum("nsi,ns,ns->ni", jac, weight, shift)
+        step = np.linalg.solve(jtj, jtr[..., None])[..., 0]
+        step[:, :2] = np.clip(step[:, :2], -window, window)
+        step[:, 2] = np.clip(step[:, 2], -3.0, 3.0)
+        enough = weight.sum(axis=1) >= 12  # too few edges seen: leave the pose as voted
+        fitted[enough] += step[enough]
+    return fitted
+
+
+def _interiors(poses: FloatArray, w_px: float, h_px: float, across: int = 12, along: int = 16) -> FloatArray:
+    """A grid of points inside each card (to measure how much of it is visible): (N, across * along, 2)."""
+    corners = _corners_many(poses, w_px, h_px)
     u, v = np.meshgrid((np.arange(across) + 0.5) / across, (np.arange(along) + 0.5) / along)
-    a, b, d = corners[0], corners[1], corners[3]
-    out: FloatArray = a + u.reshape(-1, 1) * (b - a) + v.reshape(-1, 1) * (d - a)
+    a, b, d = corners[:, None, 0], corners[:, None, 1], corners[:, None, 3]
+    out: FloatArray = a + u.reshape(1, -1, 1) * (b - a) + v.reshape(1, -1, 1) * (d - a)
     return out
 
 
@@ -166,14 +233,19 @@ def _lookup(mask: npt.NDArray[np.uint8], pts: FloatArray) -> npt.NDArray[np.bool
 
 
 def _refine(
-    x: float, y: float, rot: float, w_px: float, h_px: float, evidence: _EdgeEvidence, hidden: npt.NDArray[np.uint8]
+    x: float,
+    y: float,
+    rot: float,
+    w_px: float,
+    h_px: float,
+    evidence: _EdgeEvidence,
+    hidden: npt.NDArray[np.uint8],
+    reach: float = 1.5,
 ) -> tuple[float, float, float]:
-    """The pose within 1.5 px and 1.5 degrees whose visible outline lies on the strongest edges."""
-    steps = np.arange(-1.5, 1.51, 0.5)
+    """The pose within ``reach`` px and degrees whose visible outline lies on the strongest edges."""
+    steps = np.linspace(-reach, reach, 7)
     trials = [(x + dx, y + dy, rot + dr) for dr in steps for dx in steps for dy in steps]
-    outlines = [_outline_samples(card_corners(tx, ty, tr, w_px, h_px)) for tx, ty, tr in trials]
-    pts = np.array([o[0] for o in outlines])
-    normals = np.array([o[1] for o in outlines])
+    pts, normals = _outlines(np.array(trials), w_px, h_px)
     g = _colours_at(evidence.g, pts)
     across = np.abs(g[..., 0] * normals[..., 0] + g[..., 1] * normals[..., 1])
     shown = ~_lookup(hidden, pts)
@@ -216,23 +288,32 @@ def find_cards(
     candidates = _candidates(view, w_px, h_px)[:MAX_CANDIDATES]
     if not candidates:
         return []
-    poses = np.array([c[:3] for c in candidates])
-    outline, normals, interior = [], [], []
-    for x, y, rot in poses:
-        corners = card_corners(x, y, rot, w_px, h_px)
-        pts, nrm = _outline_samples(corners)
-        outline.append(pts)
-        normals.append(nrm)
-        interior.append(_interior_samples(corners))
-    outline_a, normals_a, interior_a = np.array(outline), np.array(normals), np.array(interior)
+    poses = _fit_poses(np.array([c[:3] for c in candidates]), w_px, h_px, evidence)
+    # Votes for one card converge on one pose: keep the first (best voted) of each.
+    _, first = np.unique(np.round(poses / [1.0, 1.0, 1.0]).astype(np.int64), axis=0, return_index=True)
+    poses = poses[np.sort(first)]
+    n = len(poses)
+    outline_a, normals_a = _outlines(poses, w_px, h_px)
+    interior_a = _interiors(poses, w_px, h_px)
     n_outline = outline_a.shape[1]
     on_edge_a, _ = evidence.across(outline_a, normals_a)
     rim = _colours_at(view, outline_a - RIM_DEPTH_PX * normals_a)
-    covered = np.zeros(view.shape[:2], np.uint8)  # cards kept so far, shrunk 2 px: what they hide
+
+    def place(idx: npt.NDArray[np.intp]) -> None:
+        """Fit candidates ``idx`` again with what the cards kept so far hide left out, and re-sample them."""
+        poses[idx] = _fit_poses(poses[idx], w_px, h_px, evidence, covered)
+        outline_a[idx], normals_a[idx] = _outlines(poses[idx], w_px, h_px)
+        interior_a[idx] = _interiors(poses[idx], w_px, h_px)
+        on_edge_a[idx] = evidence.across(outline_a[idx], normals_a[idx])[0]
+        rim[idx] = _colours_at(view, outline_a[idx] - RIM_DEPTH_PX * normals_a[idx])
+
+    covered = np.zeros(view.shape[:2], np.uint8)  # cards kept so far, shrunk 2 px: what they hide of outlines
     if ignore is not None:
         covered |= (ignore > 0).astype(np.uint8)
+    # Cards kept so far, whole: what shows of a card's face. A "card" seen only in the gap between two
+    # cards shows mat there, and next to nothing by this measure.
+    covered_whole = covered.copy()
     alive = ~_lookup(covered, poses[:, :2])
-    n = len(poses)
     explained = np.zeros(n, int)
     shown = np.zeros(n, int)
     sides_ok = np.zeros(n, bool)
@@ -255,7 +336,7 @@ def find_cards(
         side_shown = (~hidden).reshape(len(idx), 4, -1).sum(axis=2)
         side_good = good.reshape(len(idx), 4, -1).sum(axis=2)
         sides_ok[idx] = np.all((side_shown < SIDE_SHOWN_MIN) | (side_good >= MIN_SIDE_SUPPORT * side_shown), axis=1)
-        vis_area[idx] = (~_lookup(covered, interior_a[idx])).mean(axis=1)
+        vis_area[idx] = (~_lookup(covered_whole, interior_a[idx])).mean(axis=1)
 
     judge(np.arange(n))
     kept: list[FoundCard] = []
@@ -270,7 +351,9 @@ def find_cards(
         )
         if not ok.any():
             break
-        k = int(np.argmax(np.where(ok, explained, -1)))
+        # Cleanest outline first: a card lying under others explains less of its outline than the card on top.
+        rank = explained / np.maximum(shown, 1) + RANK_OUTLINE_WEIGHT * shown / n_outline
+        k = int(np.argmax(np.where(ok, rank, -1.0)))
         x, y, rot = _refine(float(poses[k, 0]), float(poses[k, 1]), float(poses[k, 2]), w_px, h_px, evidence, covered)
         corners = card_corners(x, y, rot, w_px, h_px)
         kept.append(
@@ -292,9 +375,19 @@ def find_cards(
         one = np.zeros_like(covered)
         cv2.fillPoly(one, [np.round(corners * 8).astype(np.int32)], 1, cv2.LINE_8, shift=3)
         covered |= cv2.erode(one, np.ones((5, 5), np.uint8))
+        covered_whole |= one
         touched = np.nonzero(alive & (dist < reach))[0]
         if len(touched):
             judge(touched)
+            # Those now close to passing are fitted again without what is hidden, and judged there.
+            near = touched[
+                (shown[touched] >= MIN_VISIBLE_OUTLINE * n_outline)
+                & (vis_area[touched] >= MIN_VISIBLE_AREA)
+                & (explained[touched] >= REFIT_SUPPORT * np.maximum(shown[touched], 1))
+            ]
+            if len(near):
+                place(near)
+                judge(near)
     return kept
 
 

@@ -14,7 +14,7 @@ from calibration.table_frame import calibrate
 from vision.flux.cards import PX_PER_IN, card_corners, find_cards
 from vision.flux.designs import DesignError, Designs
 from vision.flux.layout import CARD_H_IN, CARD_W_IN, FluxLayout, FluxLayoutError
-from vision.flux.read import read_flux_table, register_designs
+from vision.flux.read import count_life_tokens, read_flux_table, register_designs
 from vision.synth.flux_table import card_face, random_design, render_flux_table
 from vision.synth.table import webcam_lens
 
@@ -113,3 +113,12 @@ def test_designs_file_errors_name_the_problem(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"format": "tablesight-flux-designs/1", "players": {"A": {}}}')
     with pytest.raises(DesignError, match="two registered designs"):
         Designs.load(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("session", [12, 15])
+def test_life_tokens_are_counted_on_each_warlord(lens, session: int) -> None:  # type: ignore[no-untyped-def]
+    """ "Your Warlord begins with 5 Life Tokens on their card"; "Life Tokens cap at 5" (Affinity: Flux >
+    Life Tokens (The Warlord's Reserve)): each Warlord carries 0-5 tokens, counted apart."""
+    photo = render_flux_table(session, 1)
+    frame = calibrate(photo.image, photo.layout, lens)
+    assert count_life_tokens(photo.image, frame, photo.flux_layout) == photo.truth["tokens"]

@@ -51,7 +51,7 @@ class FoundCard:
     visible_area: float  # share of the card not under a card above
 
 
-def _gradients(view: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+def colour_gradients(view: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Per pixel, the gradient of the colour channel that changes most there (edges that are only a change of hue count)."""
     img = cv2.GaussianBlur(view, (0, 0), 0.8).astype(np.float32)
     gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3) / 8
@@ -82,7 +82,7 @@ def _candidates(view: npt.NDArray[np.uint8], w_px: float, h_px: float) -> list[t
         M = cv2.getRotationMatrix2D((ww / 2, hh / 2), float(deg), 1.0)
         M[:, 2] += (diag / 2 - ww / 2, diag / 2 - hh / 2)
         turned = cv2.warpAffine(view, M, (diag, diag), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        gx, gy = _gradients(turned)
+        gx, gy = colour_gradients(turned)
         ax, ay = np.abs(gx), np.abs(gy)
         upright = ((ax >= EDGE_MIN) & (ax >= 2 * ay)).astype(np.float32)  # vertical edges
         level = ((ay >= EDGE_MIN) & (ay >= 2 * ax)).astype(np.float32)
@@ -116,7 +116,7 @@ class _EdgeEvidence:
     """Edge strength across a given direction at given points of the view (bilinear)."""
 
     def __init__(self, view: npt.NDArray[np.uint8]) -> None:
-        gx, gy = _gradients(view)
+        gx, gy = colour_gradients(view)
         self.g = np.dstack([gx, gy])  # sampled as one two-channel image
 
     def across_strength(self, pts: FloatArray, normals: FloatArray) -> FloatArray:

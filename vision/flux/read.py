@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from rules import flux as flux_rules
-from vision.flux.cards import PX_PER_IN, FoundCard, find_cards
+from vision.flux.cards import EDGE_MIN, PX_PER_IN, FoundCard, colour_gradients, find_cards
 from vision.flux.designs import DesignError, Designs, Look, look_of, merge, straighten
 from vision.flux.layout import FluxLayout
 
@@ -148,11 +148,36 @@ def register_designs(image: npt.NDArray[np.uint8], frame: TableFrame, layout: Fl
     return Designs({p: merge(lk) for p, lk in by_player.items()})
 
 
+TOKEN_RING_COVER = 0.9  # share of a token-sized circle that must lie on edges running round it
+TOKEN_PX_PER_IN = 40.0
+
+
+def _ring_cover(view: npt.NDArray[np.uint8], r_px: float, angles: int = 48) -> npt.NDArray[np.float32]:
+    """Per pixel: the share of the circle of radius ``r_px`` round it that lies on an edge facing its centre."""
+    gx, gy = colour_gradients(view)
+    magnitude = np.hypot(gx, gy)
+    cover = np.zeros(view.shape[:2], np.float32)
+    for a in np.linspace(0, 2 * np.pi, angles, endpoint=False):
+        c, s = float(np.cos(a)), float(np.sin(a))
+        radial = np.abs(gx * c + gy * s)
+        facing = ((radial >= EDGE_MIN) & (radial >= 0.85 * magnitude)).astype(np.float32)
+        # The cover at a centre counts the edge r_px away in this direction: shift that map back onto the centre.
+        shift = np.float32([[1, 0, -r_px * c], [0, 1, -r_px * s]])
+        cover += cv2.warpAffine(facing, shift, (facing.shape[1], facing.shape[0]), flags=cv2.INTER_LINEAR)
+    out: npt.NDArray[np.float32] = cover / angles
+    return out
+
+
 def count_life_tokens(image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout) -> dict[str, int]:
-    """Round tokens of the Life Token size in each Warlord zone (circles found in a 40 px/in top view)."""
-    ppi = 40.0
-    out: dict[str, int] = {}
+    """Round tokens of the Life Token size in each Warlord zone, capped at 5 ("Life Tokens cap at 5").
+
+    A token is a disc of known size lying on the Warlord card, whatever its
+    colour: nearly all the circle of its radius round its centre lies on an
+    edge facing that centre (a card corner or printed art covers far less).
+    """
+    ppi = TOKEN_PX_PER_IN
     r_px = layout.token_diameter_in / 2 * ppi
+    out: dict[str, int] = {}
     for z in layout.zones:
         if z.kind != "warlord" or z.player is None:
             continue
@@ -163,18 +188,15 @@ def count_life_tokens(image: npt.NDArray[np.uint8], frame: TableFrame, layout: F
             int((z.y1_in - z.y0_in) * ppi),
         )
         view = frame.rectify(image, ppi, region_px=region)
-        grey = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
-        circles = cv2.HoughCircles(
-            grey,
-            cv2.HOUGH_GRADIENT_ALT,
-            dp=1.5,
-            minDist=1.6 * r_px,
-            param1=60,
-            param2=0.6,
-            minRadius=int(0.85 * r_px),
-            maxRadius=int(1.15 * r_px) + 1,
-        )
-        out[z.player] = 0 if circles is None else int(min(len(circles[0]), flux_rules.LIFE_TOKEN_CAP))
+        cover = np.max([_ring_cover(view, f * r_px) for f in (0.92, 1.0, 1.08)], axis=0)  # print and lens slack
+        window = int(2 * r_px) | 1
+        peaks = (cover >= TOKEN_RING_COVER) & (cover == cv2.dilate(cover, np.ones((window, window), np.uint8)))
+        ys, xs = np.nonzero(peaks)
+        centres: list[tuple[int, int]] = []
+        for y, x in sorted(zip(ys.tolist(), xs.tolist(), strict=True), key=lambda p: -cover[p[0], p[1]]):
+            if all((x - a) ** 2 + (y - b) ** 2 > (1.6 * r_px) ** 2 for a, b in centres):  # one token, one count
+                centres.append((x, y))
+        out[z.player] = min(len(centres), flux_rules.LIFE_TOKEN_CAP)
     return out
 
 

@@ -33,9 +33,9 @@ MAX_CANDIDATES = 4000
 MIN_SIDE_SUPPORT = 0.45
 SIDE_SHOWN_MIN = 6  # samples (of 24 a side)
 RIM_DEPTH_PX = 1.5  # where a card's rim colour is read, inside its edge
-RIM_TOLERANCE = 40.0
-RANK_OUTLINE_WEIGHT = 0.25
-REFIT_SUPPORT = 0.4  # candidates uncovered by a kept card are fitted again from this much support  # in the order cards are taken: support share + this x shown share of the outline  # grey levels (per channel) a rim may vary by
+RIM_TOLERANCE = 40.0  # grey levels (per channel) a rim may vary by
+RANK_OUTLINE_WEIGHT = 0.25  # the order cards are taken in: support share + this x shown share of the outline
+REFIT_SUPPORT = 0.4  # candidates uncovered by a kept card are fitted again from this much support
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -132,14 +132,7 @@ class _EdgeEvidence:
         """Whether an edge running along each point's side lies within 1.5 px of it, and where (px along the
         outward normal). Of two edges there (a card's outer edge and its border's inner one) the outer is taken."""
         offsets = (1.5, 1.0, 0.5, 0.0, -0.5, -1.0, -1.5)  # outside in
-        values = []
-        for off in offsets:
-            g = _colours_at(self.g, pts + off * normals)
-            gx, gy = g[..., 0], g[..., 1]
-            across = np.abs(gx * normals[..., 0] + gy * normals[..., 1])
-            along = np.abs(-gx * normals[..., 1] + gy * normals[..., 0])
-            values.append(np.where(across >= 2 * along, across, 0))
-        v = np.stack(values)
+        v = np.stack([self.across_strength(pts + off * normals, normals) for off in offsets])
         strongest = v.max(axis=0)
         strong_enough = v >= np.maximum(EDGE_MIN, 0.5 * strongest)[None]
         first = np.argmax(strong_enough, axis=0)
@@ -240,10 +233,9 @@ def _refine(
     h_px: float,
     evidence: _EdgeEvidence,
     hidden: npt.NDArray[np.uint8],
-    reach: float = 1.5,
 ) -> tuple[float, float, float]:
-    """The pose within ``reach`` px and degrees whose visible outline lies on the strongest edges."""
-    steps = np.linspace(-reach, reach, 7)
+    """The pose within 1.5 px and 1.5 degrees whose visible outline lies on the strongest edges."""
+    steps = np.arange(-1.5, 1.51, 0.5)
     trials = [(x + dx, y + dy, rot + dr) for dr in steps for dx in steps for dy in steps]
     pts, normals = _outlines(np.array(trials), w_px, h_px)
     g = _colours_at(evidence.g, pts)

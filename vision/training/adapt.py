@@ -103,12 +103,24 @@ def adapt(
         shutil.rmtree(root / "data", ignore_errors=True)
         shutil.rmtree(root / "run", ignore_errors=True)
     data = confirmed_frames_dataset(folder, root / "data", limit)
-    extra = {"lr0": 0.002, "lrf": 0.5, "warmup_epochs": 0.0, "mosaic": 0.5, "close_mosaic": 0, "patience": epochs}
+    # nbs = batch: every batch is an optimiser step. Ultralytics' default (64) accumulates 8 batches of 8
+    # first, so a few confirmed frames (one batch an epoch) would take one step in 8 epochs, and 15 epochs
+    # on 2 frames left the shipped weights as they were.
+    batch = 8
+    extra = {
+        "lr0": 0.002,
+        "lrf": 0.5,
+        "warmup_epochs": 0.0,
+        "mosaic": 0.5,
+        "close_mosaic": 0,
+        "patience": epochs,
+        "nbs": batch,
+    }
     best = train(
         root / "data" / "data.yaml",
         root,
         epochs=epochs,
-        batch=8,
+        batch=batch,
         device=device,
         weights=base_weights,
         extra=extra,

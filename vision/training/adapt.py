@@ -108,7 +108,9 @@ def adapt(
     # on 2 frames left the shipped weights as they were.
     batch = 8
     extra = {
-        "lr0": 0.002,
+        "optimizer": "AdamW",  # 'auto' would pick its own learning rate and ignore lr0
+        "lr0": 0.0005,
+        "freeze": 10,  # the backbone stays as trained on thousands of tiles; a few frames tune the head
         "lrf": 0.5,
         "warmup_epochs": 0.0,
         "mosaic": 0.5,

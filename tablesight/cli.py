@@ -145,6 +145,20 @@ def _layout_for(args: argparse.Namespace) -> Any:
     return Layout.default(width, depth)
 
 
+def _lens_for(args: argparse.Namespace) -> Any:
+    """The lens file given with --lens, or None (the camera's lens is then taken as distortion-free)."""
+    from calibration.lens import LensModel
+
+    return LensModel.load(args.lens) if args.lens else None
+
+
+def _flux_layout_for(args: argparse.Namespace) -> Any:
+    """The Flux zones file given with --flux-layout, or the default zones for --table."""
+    from vision.flux.layout import FluxLayout
+
+    return FluxLayout.load(args.flux_layout) if args.flux_layout else FluxLayout.default(*_table_size(args.table))
+
+
 def _table_size(text: str) -> tuple[float, float]:
     try:
         width, depth = (float(v) for v in text.lower().split("x"))
@@ -158,11 +172,10 @@ def _table_size(text: str) -> tuple[float, float]:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from calibration.lens import LensModel
     from calibration.table_frame import calibrate
 
     image = _read_image(args.image)
-    lens = LensModel.load(args.lens) if args.lens else None
+    lens = _lens_for(args)
     frame = calibrate(image, _layout_for(args), lens)
     out = Path(args.out) if args.out else Path(args.image).with_suffix(".calibration.json")
     frame.save(out)
@@ -186,14 +199,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_rectify(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.lens import LensModel
     from calibration.table_frame import TableFrame, calibrate
 
     image = _read_image(args.image)
     if args.calibration:
         frame = TableFrame.load(args.calibration)
     else:
-        frame = calibrate(image, _layout_for(args), LensModel.load(args.lens) if args.lens else None)
+        frame = calibrate(image, _layout_for(args), _lens_for(args))
     top = frame.rectify(image, args.px_per_in)
     if not cv2.imwrite(args.out, top):
         raise ValueError(f"{args.out}: cannot write the image there")
@@ -233,7 +245,6 @@ def cmd_print_kit(args: argparse.Namespace) -> int:
 def cmd_analyze(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.lens import LensModel
     from calibration.table_frame import TableFrame
     from vision.analyze import analyze, draw_overlay, make_detector
 
@@ -243,7 +254,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     layout = frame.layout if frame is not None else _layout_for(args)
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
     detector = make_detector(args.detector, args.model)
-    lens = LensModel.load(args.lens) if args.lens else None
+    lens = _lens_for(args)
     result = analyze(photo, layout, empty, frame, lens, args.game, players, detector=detector)
     if args.overlay and not cv2.imwrite(args.overlay, draw_overlay(photo, result)):
         raise ValueError(f"{args.overlay}: cannot write the overlay there")
@@ -324,13 +335,12 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from calibration.lens import LensModel
     from vision.live.sources import open_source
     from vision.live.watch import watch
 
     open_source(args.source)  # fail now, clearly, on a source that cannot exist
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
-    lens = LensModel.load(args.lens) if args.lens else None
+    lens = _lens_for(args)
     for event in watch(lambda: open_source(args.source), _layout_for(args), args.game, lens, players, args.max_frames):
         print(event.json_line() if args.json else event.text(), flush=True)
     return 0
@@ -349,13 +359,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     guard = GuardConfig(lan=args.lan)
     feed_factory: Any = lambda: SampleFeed(start, args.motion)  # noqa: E731
     if args.camera is not None:
-        from calibration.lens import LensModel
         from vision.live.sources import open_source
         from web.camera_feed import CameraFeed
 
         open_source(args.camera)  # fail now, clearly, on a source that cannot exist
         layout = _layout_for(args)
-        lens = LensModel.load(args.lens) if args.lens else None
+        lens = _lens_for(args)
         players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
         feed_factory = lambda: CameraFeed(  # noqa: E731
             lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players
@@ -386,33 +395,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _flux_watch_factory(args: argparse.Namespace) -> Any:
     """serve --flux: check the source, designs and zones now (clear errors), read them in the server."""
-    from calibration.lens import LensModel
     from vision.flux.designs import Designs
-    from vision.flux.layout import FluxLayout
     from vision.live.sources import open_source
     from web.flux_watch import FluxWatch
 
     open_source(args.flux)
     designs = Designs.load(args.designs)
-    flux_layout = (
-        FluxLayout.load(args.flux_layout) if args.flux_layout else FluxLayout.default(*_table_size(args.table))
-    )
+    flux_layout = _flux_layout_for(args)
     layout = _layout_for(args)
-    lens = LensModel.load(args.lens) if args.lens else None
+    lens = _lens_for(args)
     return lambda: FluxWatch(lambda: open_source(args.flux), layout, flux_layout, designs, f"Flux: {args.flux}", lens)
 
 
 def _flux_from_photo(args: argparse.Namespace) -> int:
     """flux register / pool / can-pay: read Source pools from a photo of the table."""
-    from calibration.lens import LensModel
     from calibration.table_frame import calibrate
     from vision.flux.designs import Designs
-    from vision.flux.layout import FluxLayout
     from vision.flux.read import read_flux_table, register_designs
 
     image = _read_image(args.image)
-    layout = FluxLayout.load(args.flux_layout) if args.flux_layout else FluxLayout.default(*_table_size(args.table))
-    frame = calibrate(image, _layout_for(args), LensModel.load(args.lens) if args.lens else None)
+    layout = _flux_layout_for(args)
+    frame = calibrate(image, _layout_for(args), _lens_for(args))
     if args.flux_command == "register":
         designs = register_designs(image, frame, layout)
         designs.save(args.designs)

@@ -8,6 +8,7 @@ marks it stale. The arithmetic is the rulebook's (``rules.flux``).
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +36,7 @@ BURN_ROWS = ((0, "unit cost 0-3"), (4, "unit cost 4-5"), (6, "unit cost 6+"))
 MAX_COST = 20  # a cost asked of the page; the rulebook's costs are far below this
 
 
+@functools.cache  # the same table for every game: worked out once, not on every poll of the page
 def burn_table() -> list[dict[str, Any]]:
     """The exact odds of the Source a Burn brings, per modifier band ("The Burn" roll table)."""
     rows = []
@@ -79,7 +81,10 @@ class FluxWatch:
                 self.version += 1
 
     def step(self) -> None:
-        """Look at one frame; read the table if it settled on something new. Never raises."""
+        """Look at one frame; read the table if it settled on something new.
+
+        A frame that cannot be read (no markers, a broken picture) is reported in the
+        view; any other error reaches the caller, which reports it the same way."""
         status = self.source.read()
         if status.frame is None:
             self.say(status.message, stale=True)

@@ -152,19 +152,21 @@ TOKEN_RING_COVER = 0.9  # share of a token-sized circle that must lie on edges r
 TOKEN_PX_PER_IN = 40.0
 
 
-def _ring_cover(view: npt.NDArray[np.uint8], r_px: float, angles: int = 48) -> npt.NDArray[np.float32]:
-    """Per pixel: the share of the circle of radius ``r_px`` round it that lies on an edge facing its centre."""
+def _ring_cover(view: npt.NDArray[np.uint8], radii_px: list[float], angles: int = 48) -> npt.NDArray[np.float32]:
+    """Per pixel: the share of the circle round it that lies on an edge facing its centre, best of ``radii_px``."""
     gx, gy = colour_gradients(view)
     magnitude = np.hypot(gx, gy)
-    cover = np.zeros(view.shape[:2], np.float32)
+    size = (view.shape[1], view.shape[0])
+    covers = np.zeros((len(radii_px), *view.shape[:2]), np.float32)
     for a in np.linspace(0, 2 * np.pi, angles, endpoint=False):
         c, s = float(np.cos(a)), float(np.sin(a))
         radial = np.abs(gx * c + gy * s)
         facing = ((radial >= EDGE_MIN) & (radial >= 0.85 * magnitude)).astype(np.float32)
-        # The cover at a centre counts the edge r_px away in this direction: shift that map back onto the centre.
-        shift = np.float32([[1, 0, -r_px * c], [0, 1, -r_px * s]])
-        cover += cv2.warpAffine(facing, shift, (facing.shape[1], facing.shape[0]), flags=cv2.INTER_LINEAR)
-    out: npt.NDArray[np.float32] = cover / angles
+        for k, r_px in enumerate(radii_px):
+            # The cover at a centre counts the edge r_px away in this direction: shift that map onto the centre.
+            shift = np.float32([[1, 0, -r_px * c], [0, 1, -r_px * s]])
+            covers[k] += cv2.warpAffine(facing, shift, size, flags=cv2.INTER_LINEAR)
+    out: npt.NDArray[np.float32] = covers.max(axis=0) / angles
     return out
 
 
@@ -188,7 +190,7 @@ def count_life_tokens(image: npt.NDArray[np.uint8], frame: TableFrame, layout: F
             int((z.y1_in - z.y0_in) * ppi),
         )
         view = frame.rectify(image, ppi, region_px=region)
-        cover = np.max([_ring_cover(view, f * r_px) for f in (0.92, 1.0, 1.08)], axis=0)  # print and lens slack
+        cover = _ring_cover(view, [f * r_px for f in (0.92, 1.0, 1.08)])  # slack for print and lens
         window = int(2 * r_px) | 1
         peaks = (cover >= TOKEN_RING_COVER) & (cover == cv2.dilate(cover, np.ones((window, window), np.uint8)))
         ys, xs = np.nonzero(peaks)

@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench clean photoreal-env
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(VENV)/.train-installed: pyproject.toml | $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	touch $@
+
+# Blender's Python (bpy from PyPI, ~400 MB) in its own environment, for the photoreal slice
+# (`tablesight render-photoreal`); never needed by the product or the tests.
+photoreal-env:
+	python3.11 -m venv .venv-bpy
+	.venv-bpy/bin/python -m pip install --quiet 'bpy==5.0.1'
 
 demo: $(VENV)/.installed
 	$(BIN)/tablesight serve

@@ -282,6 +282,26 @@ def cmd_render_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_render_photoreal(args: argparse.Namespace) -> int:
+    from vision.synth.photoreal import blender_python, render_photoreal_dataset
+
+    python = blender_python()  # a clear error (main) when Blender's Python is not installed
+    written = render_photoreal_dataset(
+        args.out,
+        args.count,
+        args.seed,
+        samples=args.samples,
+        python=python,
+        progress=lambda p: print(f"  {p}", file=sys.stderr, flush=True),
+    )
+    _emit(
+        args,
+        {"out": args.out, "images": [str(p) for p in written]},
+        f"wrote {len(written)} path-traced tables to {args.out}",
+    )
+    return 0
+
+
 def cmd_eval_vision(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate
 
@@ -614,6 +634,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
     )
     rt.set_defaults(run=cmd_render_tables)
+
+    pr = add(
+        "render-photoreal", "path-trace seeded tables with Blender (the photoreal slice; needs make photoreal-env)"
+    )
+    pr.add_argument("out")
+    pr.add_argument("--count", type=int, default=30)
+    pr.add_argument("--seed", type=int, default=7000)
+    pr.add_argument("--samples", type=int, default=16, help="Cycles samples per pixel (denoised)")
+    pr.set_defaults(run=cmd_render_photoreal)
 
     ev = add("eval-vision", "compare what perception finds with the truth of rendered tables")
     ev.add_argument("directory")

@@ -185,6 +185,60 @@ def _place_units(
     return [u for u in units if u["id"] in used], models
 
 
+@dataclass
+class TablePlan:
+    """Where everything goes on one seeded table (no pixels yet): shared by the flat renderer and the path tracer."""
+
+    game: str
+    table: tuple[float, float]
+    hard: str  # 'none', 'crowded', 'dark', 'hills' or 'occluded'
+    tags: list[str]
+    players: list[str]
+    team: dict[str, tuple[int, int, int]]  # player -> rim colour (BGR)
+    terrain: list[dict[str, Any]]
+    objectives: list[dict[str, Any]]
+    units: list[dict[str, Any]]
+    models: list[dict[str, Any]]
+
+
+def plan_table(rng: np.random.Generator, game: str, hard: str | None = None, style: str = "standard") -> TablePlan:
+    """Draw a table's terrain, objectives and units from ``rng`` (``hard`` None: drawn at random)."""
+    table = GAMES.get(game, (24.0, 24.0))
+    if hard is None:
+        hard = str(rng.choice(["none", "none", "crowded", "dark", "hills", "occluded"]))
+    tags = [] if hard == "none" else [hard]
+    players = ["red", "blue"]
+    palette = TEAM_COLOURS_BGR if style == "standard" else HELD_OUT_TEAM_COLOURS_BGR
+    team_idx = rng.choice(len(palette), 2, replace=False)
+    team = {p: palette[int(i)] for p, i in zip(players, team_idx, strict=True)}
+    terrain = _terrain(rng, table, int(rng.integers(3, 7)) if table[0] < 30 else int(rng.integers(8, 14)))
+    if hard == "hills":
+        hill = shapely.affinity.scale(shapely.Point(table[0] / 2, table[1] / 2).buffer(1.0, quad_segs=16), 4.0, 3.0)
+        if not any(shapely.Polygon(t["polygon"]).intersects(hill.buffer(1)) for t in terrain):
+            terrain.append(
+                {
+                    "id": f"t{len(terrain) + 1}",
+                    "kind": "hill",
+                    "polygon": [[round(x, 4), round(y, 4)] for x, y in list(hill.exterior.coords)[:-1]],
+                    "height_in": 2.0,
+                }
+            )
+    objectives: list[dict[str, Any]] = []
+    for k in range(int(rng.integers(3, 6))):
+        for _ in range(50):
+            x, y = rng.uniform(4, table[0] - 4), rng.uniform(4, table[1] - 4)
+            p = shapely.Point(x, y).buffer(0.8)
+            if not any(shapely.Polygon(t["polygon"]).intersects(p) for t in terrain) and all(
+                math.hypot(x - o["x"], y - o["y"]) > 3 for o in objectives
+            ):
+                objectives.append(
+                    {"id": f"obj{k + 1}", "x": round(float(x), 4), "y": round(float(y), 4), "diameter_mm": 40}
+                )
+                break
+    units, models = _place_units(rng, table, terrain, objectives, players, hard == "crowded")
+    return TablePlan(game, table, hard, tags, players, team, terrain, objectives, units, models)
+
+
 WEBCAM_HFOV_DEG = 65.0
 WEBCAM_DISTORTION = (-0.08, 0.01, 0.0, 0.0, 0.0)
 
@@ -220,45 +274,16 @@ def render_table(
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     rng = np.random.default_rng(seed)
-    table = GAMES.get(game, (24.0, 24.0))
-    if hard is None:
-        hard = str(rng.choice(["none", "none", "crowded", "dark", "hills", "occluded"]))
-    tags = [] if hard == "none" else [hard]
+    plan = plan_table(rng, game, hard, style)
+    table, tags, players, team = plan.table, plan.tags, plan.players, plan.team
+    terrain, objectives, units, models = plan.terrain, plan.objectives, plan.units, plan.models
     layout = Layout.default(*table)
     ppi = float(min(100.0, 3000.0 / max(table)))
     border = 2.0
     h_px, w_px = int((table[1] + 2 * border) * ppi), int((table[0] + 2 * border) * ppi)
+    hard = plan.hard
     dark = hard == "dark"
 
-    players = ["red", "blue"]
-    palette = TEAM_COLOURS_BGR if style == "standard" else HELD_OUT_TEAM_COLOURS_BGR
-    team_idx = rng.choice(len(palette), 2, replace=False)
-    team = {p: palette[int(i)] for p, i in zip(players, team_idx, strict=True)}
-    terrain = _terrain(rng, table, int(rng.integers(3, 7)) if table[0] < 30 else int(rng.integers(8, 14)))
-    if hard == "hills":
-        hill = shapely.affinity.scale(shapely.Point(table[0] / 2, table[1] / 2).buffer(1.0, quad_segs=16), 4.0, 3.0)
-        if not any(shapely.Polygon(t["polygon"]).intersects(hill.buffer(1)) for t in terrain):
-            terrain.append(
-                {
-                    "id": f"t{len(terrain) + 1}",
-                    "kind": "hill",
-                    "polygon": [[round(x, 4), round(y, 4)] for x, y in list(hill.exterior.coords)[:-1]],
-                    "height_in": 2.0,
-                }
-            )
-    objectives: list[dict[str, Any]] = []
-    for k in range(int(rng.integers(3, 6))):
-        for _ in range(50):
-            x, y = rng.uniform(4, table[0] - 4), rng.uniform(4, table[1] - 4)
-            p = shapely.Point(x, y).buffer(0.8)
-            if not any(shapely.Polygon(t["polygon"]).intersects(p) for t in terrain) and all(
-                math.hypot(x - o["x"], y - o["y"]) > 3 for o in objectives
-            ):
-                objectives.append(
-                    {"id": f"obj{k + 1}", "x": round(float(x), 4), "y": round(float(y), 4), "diameter_mm": 40}
-                )
-                break
-    units, models = _place_units(rng, table, terrain, objectives, players, hard == "crowded")
     # A scripted game: the same table, camera and light (same seed), the models where the script says.
     for m in models:
         if models_at and m["id"] in models_at:

@@ -15,13 +15,13 @@ import shapely
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from vision.centre_sigma import centre_sigma_in
 from vision.colour import hex_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import Detections
 
 Image = npt.NDArray[np.uint8]
-DETECTION_SIGMA_PX = 0.5  # centre error of a fitted base outline in the 40 px/in top-down view (measured)
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,11 @@ def analyze(
             x[inside], y[inside] = xy[:, 0], xy[:, 1]
             z[inside] = float(piece["height_in"])
     teams = assign_teams(bases.colour_bgr, players or {})
+    # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
-    sigma = float(np.hypot(calib_sigma, DETECTION_SIGMA_PX / detector.px_per_in))
+    base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by))
+    marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
+    typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     units: dict[str, dict[str, Any]] = {}
     models = []
     for k in range(len(bases)):
@@ -129,7 +132,7 @@ def analyze(
                 "y": round(float(y[k]), 4),
                 "z": round(float(z[k]), 4),
                 "facing_deg": round(float(bases.facing_deg[k]), 2),
-                "sigma_in": round(sigma, 5),
+                "sigma_in": round(float(base_sigma[k]), 5),
             }
         )
     scene = {
@@ -147,11 +150,15 @@ def analyze(
                 "x": round(float(markers.x_in[k]), 4),
                 "y": round(float(markers.y_in[k]), 4),
                 "diameter_mm": 40,
-                "sigma_in": round(sigma, 5),
+                "sigma_in": round(float(marker_sigma[k]), 5),
             }
             for k in range(len(markers))
         ],
-        "measurement": {"sigma_in": round(sigma, 5), "source": "camera", "calibration_error_in": round(calib_sigma, 5)},
+        "measurement": {
+            "sigma_in": round(typical_sigma, 5),
+            "source": "camera",
+            "calibration_error_in": round(calib_sigma, 5),
+        },
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3
     return Analysis(scene, detections, frame, times, top)

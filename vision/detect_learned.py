@@ -35,6 +35,7 @@ ROUND = [b for b in KNOWN_BASES if "x" not in b]
 OVALS = [b for b in KNOWN_BASES if "x" in b]
 REFINE_PX_PER_IN = 40.0  # the classical path's view, so the reference frame serves both
 FITTED_SCORE_FLOOR = 0.5  # a fitted outline scores at least this; a box-only base at most below it
+STRONG_FIT_SCORE = 0.6  # box confidence x outline support above this: a centre 3x surer (vision/centre_sigma.py)
 
 
 class ModelError(RuntimeError):
@@ -125,6 +126,7 @@ class LearnedDetector:
                 np.array([r[6] for r in rows], dtype="<U8"),
                 np.array([r[7] for r in rows]),
                 np.array([r[8] for r in rows]),
+                np.array([r[9] for r in rows], dtype="<U32"),
             ),
             times,
             top,
@@ -141,7 +143,7 @@ class LearnedDetector:
         size_in: tuple[float, float],
         score: float,
     ) -> tuple[Any, ...]:
-        """(x, y, a, b, facing, kind, size, score, colour) of one proposal, refined in a 40 px/in patch."""
+        """(x, y, a, b, facing, kind, size, score, colour, measured by) of one proposal, refined in a 40 px/in patch."""
         ppi = self.px_per_in
         half_in = max(size_in) * 0.85 + 0.15
         x0 = int(np.floor((centre_in[0] - half_in) * ppi))
@@ -155,28 +157,29 @@ class LearnedDetector:
         if name == "objective":
             r = OBJECTIVE_MM / 2 / MM_PER_IN * ppi
             fit = ClassicalDetector._fit_circle(edges, cx, cy, r)
+            how = "marker box"
             if fit is not None and abs(fit[2] - r) < 0.12 * r:
-                cx, cy = fit[0], fit[1]
+                cx, cy, how = fit[0], fit[1], "marker outline"
             r_in = OBJECTIVE_MM / 2 / MM_PER_IN
-            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3))
+            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how)
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
-            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, "oval")
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi
         fit = ClassicalDetector._fit_circle(edges, cx, cy, r_px)
-        fitted = score * 0.5
+        fitted, how = score * 0.5, "box"
         # The box decides the size (measured: it names the base better than the fitted radius, which
         # shadows and overhanging figures pull); the outline, when it agrees with that size, the centre.
         if fit is not None and fit[3] >= 0.35 and abs(r_px - fit[2]) < 0.12 * r_px:
-            cx, cy = fit[0], fit[1]
             fitted = max(FITTED_SCORE_FLOOR, score * fit[3])
+            cx, cy, how = fit[0], fit[1], ("outline" if fitted >= STRONG_FIT_SCORE else "outline, weak")
         a = base_semi_axes_in(size)[0]
         colour = colour_of(patch, cx, cy, a * ppi)
-        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour)
+        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how)
 
 
 def _slice(image: Image, x0: int, y0: int, side: int) -> Image:

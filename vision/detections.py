@@ -15,7 +15,8 @@ class Detections:
     """Pieces found in a frame, positions in table inches (measured in the rectified view).
 
     ``kind``: 0 base, 1 objective marker. ``size`` is the standard base label
-    ("32", "60x35") or "" for markers; ``facing_deg`` matters for ovals.
+    ("32", "60x35") or "" for markers; ``facing_deg`` matters for ovals;
+    ``measured_by`` names how the centre was found ("outline", "box", ...), which says how far off it may be.
     """
 
     x_in: FloatArray
@@ -27,6 +28,7 @@ class Detections:
     size: npt.NDArray[np.str_]
     score: FloatArray  # 0..1, how well the outline fits
     colour_bgr: npt.NDArray[np.float64]  # (N, 3) rim colour sampled at the base's edge
+    measured_by: npt.NDArray[np.str_]  # how the centre was measured: its uncertainty (vision.centre_sigma)
 
     def __post_init__(self) -> None:
         n = len(self.x_in)
@@ -54,6 +56,7 @@ class Detections:
             np.zeros(0, "<U8"),
             np.zeros(0),
             np.zeros((0, 3)),
+            np.zeros(0, "<U32"),
         )
 
     @classmethod

@@ -1,0 +1,76 @@
+"""Rulings from analysed photos against rulings from the true scenes (issue 5's end-to-end check).
+
+    python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--detector auto] [--hard none]
+
+Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default),
+analyses each photo, gives the true roster the measured positions and sigmas
+(``tablesight.ruling_agreement``) and counts the rulings that agree with the
+truth, say too close to call, are wrong, or cannot be judged (a model missed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.table_frame import calibrate  # noqa: E402
+from geometry.shapes import MM_PER_IN, base_semi_axes_in  # noqa: E402
+from tablesight.ruling_agreement import compare, with_focal_point_roster  # noqa: E402
+from vision.analyze import analyze, make_detector  # noqa: E402
+from vision.evaluate import _match  # noqa: E402
+from vision.synth.table import render_table, webcam_lens  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=5000)
+    parser.add_argument("--detector", default="auto")
+    parser.add_argument("--hard", default=None, help="none, crowded, dark, hills, occluded (default: drawn)")
+    args = parser.parse_args()
+    detector = make_detector(args.detector)
+    lens = webcam_lens(args.seed)
+    totals = {"agree": 0, "too_close": 0, "wrong": 0, "not_judged": 0, "models": 0, "missed": 0}
+    for k in range(args.tables):
+        table = render_table(args.seed + k, "focal-point", hard=args.hard)
+        truth = with_focal_point_roster(table.scene)
+        frame = calibrate(table.empty, table.layout, lens)
+        reference = detector.prepare(table.empty, frame)
+        players = {p["id"]: p["color"] for p in truth["players"]}
+        found = analyze(
+            table.image, table.layout, None, frame, lens, "focal-point", players, truth["terrain"], reference, detector
+        ).scene
+        pairs = [
+            (i, j) for i, j, _ in _match(truth["models"], found["models"], lambda m: base_semi_axes_in(m["base"])[1])
+        ]
+        obj_pairs = [
+            (i, j)
+            for i, j, _ in _match(truth["objectives"], found["objectives"], lambda o: o["diameter_mm"] / 2 / MM_PER_IN)
+        ]
+        result = compare(truth, found, pairs, obj_pairs)
+        totals["agree"] += result.agree
+        totals["too_close"] += result.too_close
+        totals["wrong"] += len(result.wrong)
+        totals["not_judged"] += result.not_judged
+        totals["models"] += len(truth["models"])
+        totals["missed"] += len(result.missed_models)
+        for t, p in result.wrong:
+            print(f"  table {args.seed + k}: truth {t}\n      photo {p}")
+        print(
+            f"table {args.seed + k} ({' '.join(table.tags) or 'plain'}): agree {result.agree}, too close {result.too_close}, "
+            f"wrong {len(result.wrong)}, not judged {result.not_judged} ({len(result.missed_models)} models missed)",
+            flush=True,
+        )
+    judged = totals["agree"] + totals["too_close"] + totals["wrong"]
+    print(
+        f"{args.tables} tables, detector {args.detector}: {judged} rulings judged: agree {totals['agree']}, "
+        f"too close to call {totals['too_close']}, wrong {totals['wrong']} ({totals['wrong'] / max(judged, 1):.1%}); "
+        f"{totals['not_judged']} not judged ({totals['missed']} of {totals['models']} models missed)"
+    )
+
+
+if __name__ == "__main__":
+    main()

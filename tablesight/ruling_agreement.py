@@ -1,0 +1,114 @@
+"""Do the rulings from an analysed photo agree with the rulings from the true scene?
+
+The players confirm who is who (units, base sizes) as the live referee asks them
+to; the camera measures where everything is and how sure it is. So the scene
+judged here is the true roster with the *measured* positions and sigmas of the
+pieces that were found. A ruling agrees when its verdict and answer are the
+truth's, or when it says *too close to call*; it is wrong otherwise. Rulings
+about a unit with a model the camera missed (or an objective such a model is
+near) are counted apart: they cannot be judged from the photo.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from geometry.measure import Verdict
+from rules.ruling import Ruling
+from rules.table_facts import check
+from tablesight.scene import Scene
+
+NEAR_OBJECTIVE_IN = 6.0  # a missed model this close to an objective may change who holds it
+FOCAL_POINT_PROFILE = {"type": "Threshold", "move": 5, "attack": 4, "hit": 4, "defense": 4, "hp": 8, "resolve": 3}
+
+
+def with_focal_point_roster(scene: dict[str, Any]) -> dict[str, Any]:
+    """A rendered table's units made playable Focal Point formations (every other one shoots: Ranged(12))."""
+    units = [
+        {**u, "profile": dict(FOCAL_POINT_PROFILE), "state": {"hp": 8}, "keywords": ["Ranged(12)"] if k % 2 else []}
+        for k, u in enumerate(scene["units"])
+    ]
+    return {**scene, "game": "focal-point", "units": units}
+
+
+@dataclass
+class Agreement:
+    agree: int = 0
+    too_close: int = 0
+    wrong: list[tuple[str, str]] = field(default_factory=list)  # (truth's ruling, the photo's)
+    not_judged: int = 0  # about a piece the camera missed
+    missed_models: list[str] = field(default_factory=list)
+
+    @property
+    def judged(self) -> int:
+        return self.agree + self.too_close + len(self.wrong)
+
+
+def _key(ruling: Ruling) -> str:
+    return ruling.question.split("?")[0]
+
+
+def measured_scene(
+    truth: dict[str, Any],
+    found: dict[str, Any],
+    model_pairs: list[tuple[int, int]],
+    objective_pairs: list[tuple[int, int]],
+) -> dict[str, Any]:
+    """The true roster with the found pieces where the camera measured them (``pairs``: truth index, found index)."""
+    models = []
+    for i, j in model_pairs:
+        t, f = truth["models"][i], found["models"][j]
+        moved = {k: f[k] for k in ("x", "y", "z", "sigma_in")}
+        if "x" in t["base"]:  # an oval's facing is measured too
+            moved["facing_deg"] = f["facing_deg"]
+        models.append({**t, **moved})
+    objectives = [
+        {**truth["objectives"][i], **{k: found["objectives"][j][k] for k in ("x", "y", "sigma_in")}}
+        for i, j in objective_pairs
+    ]
+    return {**truth, "models": models, "objectives": objectives, "measurement": found["measurement"]}
+
+
+def compare(
+    truth: dict[str, Any],
+    found: dict[str, Any],
+    model_pairs: list[tuple[int, int]],
+    objective_pairs: list[tuple[int, int]],
+) -> Agreement:
+    """Every ruling of ``truth``'s game, judged on the truth and on the measured scene."""
+    result = Agreement()
+    seen = {i for i, _ in model_pairs}
+    missed = [m for k, m in enumerate(truth["models"]) if k not in seen]
+    result.missed_models = [m["id"] for m in missed]
+    blind_units = {m["unit"] for m in missed}
+    blind_objectives = {
+        o["id"]
+        for o in truth["objectives"]
+        if any(math.hypot(o["x"] - m["x"], o["y"] - m["y"]) < NEAR_OBJECTIVE_IN for m in missed)
+    }
+    found_objectives = {truth["objectives"][i]["id"] for i, _ in objective_pairs}
+    blind_objectives |= {o["id"] for o in truth["objectives"]} - found_objectives
+    measured = measured_scene(truth, found, model_pairs, objective_pairs)
+    true_rulings = {_key(r): r for r in check(Scene.from_dict(truth, "truth")).rulings}
+    photo_rulings = {_key(r): r for r in check(Scene.from_dict(measured, "measured")).rulings}
+    for key in sorted(set(true_rulings) | set(photo_rulings)):
+        t, p = true_rulings.get(key), photo_rulings.get(key)
+        about = set((t or p).subject)  # type: ignore[union-attr]
+        if about & (blind_units | blind_objectives):
+            result.not_judged += 1
+        elif p is not None and p.verdict is Verdict.TOO_CLOSE:
+            result.too_close += 1
+        elif t is not None and p is not None and t.verdict == p.verdict and t.question == p.question:
+            result.agree += 1
+        else:
+            result.wrong.append((_describe(t), _describe(p)))
+    return result
+
+
+def _describe(ruling: Ruling | None) -> str:
+    if ruling is None:
+        return "(no such ruling)"
+    numbers = "; ".join(f"{m.name} {m.value_in:.3f} vs {m.threshold_in}" for m in ruling.measurements[:3])
+    return f"{ruling.verdict.value}: {ruling.question} {numbers}".strip()

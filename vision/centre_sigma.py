@@ -1,0 +1,41 @@
+"""How far off a measured centre may be, by how it was measured: the per-axis 1-sigma of the measuring alone.
+
+The figures are measured, not assumed: ``python benchmarks/measure_sigma.py
+--tables 40 --seed 6000 [--detector classical]`` renders tables that are neither
+trained on nor in the held-out evaluation set, matches what was found to the
+truth, and reports for each way of measuring the sigma that puts the truth
+within 2 sigma along each axis for 95 % of the pieces (errors have heavy tails:
+a figure leaning over its base pulls the outline, so the RMS alone would
+understate them). A ruling combines this with the calibration's own sigma.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+MM_PER_IN = 25.4
+
+# measured_by -> per-axis 1-sigma in mm (see the module docstring for the command and docs/vision.md).
+CENTRE_SIGMA_MM = {
+    # learned detector: 40 tables, seed 6000 (pieces: 68, 232, 102, 7, 157)
+    "outline": 0.7,  # the base's outline fitted around the network's box, with strong support
+    "outline, weak": 2.15,  # fitted, but on little of the outline (figures hide it): heavy tails
+    "box": 2.8,  # the network's box only (the outline disagreed or was hidden)
+    "oval": 2.5,  # few ovals measured (7): a cautious figure
+    "marker outline": 1.05,  # an objective marker's circle fitted in the photo
+    "marker box": 2.8,  # a marker's box only: as a base's box
+    # classical detector: 40 tables, seed 6000 (pieces: 57, 219, 74, 143)
+    "circle": 0.55,  # a circle fitted on 90 % or more of the outline
+    "circle, weak": 2.35,  # on less of it (a figure or a neighbour hides the rest)
+    "ellipse": 10.8,  # an oval from a blob's ellipse: blobs merge with figures and neighbours
+    "marker outline, reference": 0.35,  # an objective marker fitted on the empty table (nothing covers it)
+}
+
+
+def centre_sigma_in(measured_by: npt.NDArray[np.str_]) -> npt.NDArray[np.float64]:
+    """Per-axis 1-sigma (inches) of each centre, from how it was measured."""
+    unknown = sorted(set(measured_by.tolist()) - set(CENTRE_SIGMA_MM))
+    if unknown:
+        raise ValueError(f"no measured sigma for centres measured by {', '.join(map(repr, unknown))}")
+    return np.array([CENTRE_SIGMA_MM[str(m)] / MM_PER_IN for m in measured_by], dtype=np.float64)

@@ -20,6 +20,7 @@ from calibration.table_frame import calibrate  # noqa: E402
 from geometry.shapes import MM_PER_IN, base_semi_axes_in  # noqa: E402
 from tablesight.ruling_agreement import compare, with_focal_point_roster  # noqa: E402
 from vision.analyze import analyze, make_detector  # noqa: E402
+from vision.centre_sigma import CENTRE_SIGMA_MM  # noqa: E402
 from vision.evaluate import _match  # noqa: E402
 from vision.synth.table import render_table, webcam_lens  # noqa: E402
 
@@ -30,7 +31,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5000)
     parser.add_argument("--detector", default="auto")
     parser.add_argument("--hard", default=None, help="none, crowded, dark, hills, occluded (default: drawn)")
+    parser.add_argument(
+        "--sigma-mm", type=float, default=None, help="give every centre this sigma instead (0.32: the old fixed one)"
+    )
     args = parser.parse_args()
+    if args.sigma_mm is not None:
+        for how in CENTRE_SIGMA_MM:
+            CENTRE_SIGMA_MM[how] = args.sigma_mm
     detector = make_detector(args.detector)
     lens = webcam_lens(args.seed)
     totals = {"agree": 0, "too_close": 0, "wrong": 0, "not_judged": 0, "models": 0, "missed": 0}

@@ -24,7 +24,7 @@ CENTRE_SIGMA_MM = {
     "box": 2.8,  # the network's box only (the outline disagreed or was hidden)
     "oval": 2.5,  # few ovals measured (7): a cautious figure
     "marker outline": 1.05,  # an objective marker's circle fitted in the photo
-    "marker box": 2.8,  # a marker's box only: as a base's box
+    "marker box": 1.05,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)
     # classical detector: 40 tables, seed 6000 (pieces: 57, 219, 74, 143)
     "circle": 0.55,  # a circle fitted on 90 % or more of the outline
     "circle, weak": 2.35,  # on less of it (a figure or a neighbour hides the rest)

@@ -22,6 +22,7 @@ import shapely.affinity
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
+from geometry.hexgrid import HexGrid
 from geometry.shapes import KNOWN_BASES, base_semi_axes_in
 from vision.synth.camera import Camera, photo_effects
 from vision.synth.markers_table import paint_markers
@@ -38,6 +39,32 @@ GAMES = {
     "onefinity": (24.0, 24.0),
     "miniature-skirmish": (36.0, 36.0),
 }
+
+
+# Games played on a printed hex mat: the grid drawn on the mat and written into the scene (table.hex).
+HEX_MATS: dict[str, dict[str, Any]] = {
+    "onefinity": {"width_in": 1.5, "orientation": "pointy", "origin_x_in": 0.75, "origin_y_in": 0.75},
+}
+
+
+def paint_hexes(mat: npt.NDArray[np.float32], grid: dict[str, Any], ppi: float) -> None:
+    """Darken thin hex outlines into a mat (table inches from the mat's corner) in place."""
+    hexes = HexGrid(**grid)
+    h, w = mat.shape[:2]
+    q, r = np.meshgrid(np.arange(-40, 41), np.arange(-40, 41))
+    cx, cy = hexes.to_table(q.ravel(), r.ravel())
+    keep = (cx > -2) & (cx < w / ppi + 2) & (cy > -2) & (cy < h / ppi + 2)
+    start = 30.0 if grid["orientation"] == "pointy" else 0.0
+    angles = np.radians(start + 60.0 * np.arange(6))
+    lines = np.zeros((h, w), np.uint8)
+    outlines = [
+        np.round(np.c_[x + hexes.size_in * np.cos(angles), y + hexes.size_in * np.sin(angles)] * ppi * 8).astype(
+            np.int32
+        )
+        for x, y in zip(cx[keep], cy[keep], strict=True)
+    ]
+    cv2.polylines(lines, outlines, True, 255, max(1, int(0.04 * ppi)), cv2.LINE_AA, 3)
+    mat *= (1.0 - 0.45 * lines.astype(np.float32) / 255.0)[..., None]
 
 
 @dataclass
@@ -294,6 +321,8 @@ def render_table(
     # ---- the flat layer ----
     tex = np.full((h_px, w_px, 3), 35, np.float32)
     mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark, style, ppi)
+    if game in HEX_MATS:
+        paint_hexes(mat, HEX_MATS[game], ppi)
     o = int(border * ppi)
     tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
     shadow_dir = rng.normal(0, 1, 2)
@@ -412,7 +441,7 @@ def render_table(
     scene = {
         "format": "tablesight-scene/1",
         "game": game,
-        "table": {"width_in": table[0], "depth_in": table[1]},
+        "table": {"width_in": table[0], "depth_in": table[1], **({"hex": HEX_MATS[game]} if game in HEX_MATS else {})},
         "players": [
             {"id": p, "name": p.capitalize(), "color": "#{:02x}{:02x}{:02x}".format(*team[p][::-1])} for p in players
         ],

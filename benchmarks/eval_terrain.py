@@ -1,0 +1,67 @@
+"""Terrain footprints found on the empty table against the truth: IoU per true piece (issue 5: IoU >= 0.9 on 95 %).
+
+    python benchmarks/eval_terrain.py --tables 20 --seed 5000
+
+Renders held-out tables, finds footprints (``vision.terrain``) on each empty-table
+frame, and for every true piece takes the best IoU with a found polygon (0 when
+none overlaps). Prints the share of pieces at IoU >= 0.9, the median IoU per
+kind, false pieces (found ones that overlap no true piece) and the time per table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import shapely
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.table_frame import calibrate  # noqa: E402
+from vision.analyze import make_detector  # noqa: E402
+from vision.synth.table import render_table, webcam_lens  # noqa: E402
+from vision.terrain import terrain_footprints  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=5000)
+    args = parser.parse_args()
+    detector = make_detector("learned")
+    lens = webcam_lens(args.seed)
+    ious: dict[str, list[float]] = {}
+    false_pieces, found_total, times = 0, 0, []
+    for k in range(args.tables):
+        game = ("focal-point", "grinding-annihilation")[k % 2]
+        table = render_table(args.seed + k, game)
+        frame = calibrate(table.empty, table.layout, lens)
+        start = time.perf_counter()
+        found = terrain_footprints(detector, table.empty, frame)  # type: ignore[arg-type]
+        times.append((time.perf_counter() - start) * 1e3)
+        truth = [(t["kind"], shapely.Polygon(t["polygon"])) for t in table.scene["terrain"]]
+        for kind, poly in truth:
+            best = max((poly.intersection(f).area / poly.union(f).area for f in found), default=0.0)
+            ious.setdefault(kind, []).append(best)
+        found_total += len(found)
+        false_pieces += sum(not any(f.intersects(p) for _, p in truth) for f in found)
+        print(f"  table {k + 1}/{args.tables}", file=sys.stderr, flush=True)
+    every = [v for values in ious.values() for v in values]
+    print(
+        f"{args.tables} tables from seed {args.seed}: {len(every)} true pieces, {found_total} found, {false_pieces} false"
+    )
+    print(
+        f"IoU >= 0.9: {sum(v >= 0.9 for v in every) / len(every):.1%}; >= 0.8: {sum(v >= 0.8 for v in every) / len(every):.1%}; median {statistics.median(every):.3f}"
+    )
+    for kind, values in sorted(ious.items()):
+        print(
+            f"  {kind}: {len(values)} pieces, median IoU {statistics.median(values):.3f}, >= 0.9 {sum(v >= 0.9 for v in values) / len(values):.0%}"
+        )
+    print(f"time per table (median): {statistics.median(times):.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

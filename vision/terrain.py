@@ -1,0 +1,74 @@
+"""Terrain footprints: where each piece of terrain stands, as a polygon in table inches.
+
+Found once per table, on the empty-table frame: the learned detector proposes a
+box per piece; inside it (a margin around), GrabCut separates the piece from the
+mat by colour, and the largest region's outline, simplified, is the footprint.
+Its rule category (blocking, woods, ...) is the players' to give. Tall pieces
+are seen with their walls leaning away from the camera, so their region reaches
+past the footprint on the far side: the outline is the piece as seen, not only
+its foot.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import shapely
+
+from calibration.table_frame import TableFrame
+from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, LearnedDetector
+
+Image = npt.NDArray[np.uint8]
+SEGMENT_PX_PER_IN = 20.0
+MARGIN_IN = 0.6  # mat around the box, for GrabCut's background model
+SIMPLIFY_IN = 0.08  # outline simplification tolerance
+MIN_AREA_IN2 = 1.0
+
+
+def terrain_footprints(detector: LearnedDetector, empty: Image, frame: TableFrame) -> list[shapely.Polygon]:
+    """One polygon (table inches) per terrain piece the detector boxes on the empty table."""
+    top = frame.rectify(empty, DETECT_PX_PER_IN)
+    boxes, cls, _ = detector.boxes(top)
+    width_in, depth_in = frame.layout.width_in, frame.layout.depth_in
+    found: list[shapely.Polygon] = []
+    for box in boxes[cls == CLASSES.index("terrain")] / DETECT_PX_PER_IN:
+        x0, y0 = max(box[0] - MARGIN_IN, 0.0), max(box[1] - MARGIN_IN, 0.0)
+        x1, y1 = min(box[2] + MARGIN_IN, width_in), min(box[3] + MARGIN_IN, depth_in)
+        ppi = SEGMENT_PX_PER_IN
+        ox, oy = int(x0 * ppi), int(y0 * ppi)
+        patch = frame.rectify(empty, ppi, (ox, oy, int((x1 - x0) * ppi), int((y1 - y0) * ppi)))
+        footprint = _segment(patch, (box[0] * ppi - ox, box[1] * ppi - oy, box[2] * ppi - ox, box[3] * ppi - oy))
+        if footprint is None:
+            continue
+        poly = shapely.affinity.affine_transform(footprint, [1 / ppi, 0, 0, 1 / ppi, ox / ppi, oy / ppi])
+        if poly.area >= MIN_AREA_IN2 and not any(poly.intersection(f).area > 0.5 * poly.area for f in found):
+            found.append(poly)
+    return found
+
+
+def _segment(patch: Image, box_px: tuple[float, float, float, float]) -> shapely.Polygon | None:
+    """GrabCut inside the box (the margin is mat); the largest foreground region's simplified outline."""
+    h, w = patch.shape[:2]
+    bx0, by0 = max(int(box_px[0]), 1), max(int(box_px[1]), 1)
+    bx1, by1 = min(int(np.ceil(box_px[2])), w - 1), min(int(np.ceil(box_px[3])), h - 1)
+    if bx1 - bx0 < 4 or by1 - by0 < 4:
+        return None
+    mask = np.zeros((h, w), np.uint8)
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(0)  # GrabCut's GMM initialisation: the same answer every time
+    cv2.grabCut(patch, mask, (bx0, by0, bx1 - bx0, by1 - by0), bgd, fgd, 4, cv2.GC_INIT_WITH_RECT)
+    fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8) * 255
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    outline = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
+    if len(outline) < 3:
+        return None
+    poly = shapely.Polygon(outline + 0.5).buffer(0)  # pixel centres
+    if poly.is_empty:
+        return None
+    if isinstance(poly, shapely.MultiPolygon):
+        poly = max(poly.geoms, key=lambda g: g.area)
+    return poly.simplify(SIMPLIFY_IN * SEGMENT_PX_PER_IN)

@@ -37,6 +37,7 @@ from vision.synth.table import (
     _hsv_to_bgr,
     _mat,
     plan_table,
+    scene_of,
     webcam_lens,
 )
 
@@ -197,24 +198,6 @@ def distort(pinhole: Image, camera: Camera) -> Image:
     return out
 
 
-def truth_scene(plan: TablePlan) -> dict[str, Any]:
-    """The true scene (``tablesight-scene/1``), as ``render_table`` writes it."""
-    return {
-        "format": "tablesight-scene/1",
-        "game": plan.game,
-        "table": {"width_in": plan.table[0], "depth_in": plan.table[1]},
-        "players": [
-            {"id": p, "name": p.capitalize(), "color": "#{:02x}{:02x}{:02x}".format(*plan.team[p][::-1])}
-            for p in plan.players
-        ],
-        "units": plan.units,
-        "models": plan.models,
-        "terrain": plan.terrain,
-        "objectives": plan.objectives,
-        "measurement": {"sigma_in": 0.0, "source": "manual"},
-    }
-
-
 def render_photoreal(
     seed: int,
     out: Path,
@@ -254,7 +237,7 @@ def render_photoreal(
             cv2.imwrite(str(stem) + target, image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     plan: TablePlan = job["plan"]
     truth = {
-        "scene": truth_scene(plan),
+        "scene": scene_of(plan),
         "tags": [*plan.tags, "photoreal"],
         "layout": Layout.default(*plan.table).to_json(),
     }

@@ -266,6 +266,25 @@ def plan_table(rng: np.random.Generator, game: str, hard: str | None = None, sty
     return TablePlan(game, table, hard, tags, players, team, terrain, objectives, units, models)
 
 
+def scene_of(plan: TablePlan, models: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The true scene (``tablesight-scene/1``) of a plan; ``models``: those on the table (default: all)."""
+    hexes = {"hex": HEX_MATS[plan.game]} if plan.game in HEX_MATS else {}
+    return {
+        "format": "tablesight-scene/1",
+        "game": plan.game,
+        "table": {"width_in": plan.table[0], "depth_in": plan.table[1], **hexes},
+        "players": [
+            {"id": p, "name": p.capitalize(), "color": "#{:02x}{:02x}{:02x}".format(*plan.team[p][::-1])}
+            for p in plan.players
+        ],
+        "units": plan.units,
+        "models": plan.models if models is None else models,
+        "terrain": plan.terrain,
+        "objectives": plan.objectives,
+        "measurement": {"sigma_in": 0.0, "source": "manual"},
+    }
+
+
 WEBCAM_HFOV_DEG = 65.0
 WEBCAM_DISTORTION = (-0.08, 0.01, 0.0, 0.0, 0.0)
 
@@ -302,7 +321,7 @@ def render_table(
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     rng = np.random.default_rng(seed)
     plan = plan_table(rng, game, hard, style)
-    table, tags, players, team = plan.table, plan.tags, plan.players, plan.team
+    table, tags, team = plan.table, plan.tags, plan.team
     terrain, objectives, units, models = plan.terrain, plan.objectives, plan.units, plan.models
     layout = Layout.default(*table)
     ppi = float(min(100.0, 3000.0 / max(table)))
@@ -438,19 +457,7 @@ def render_table(
     photo = photo_effects(photo, np.random.default_rng(seed + 1), **effects)  # type: ignore[arg-type]
     empty = photo_effects(empty, np.random.default_rng(seed + 2), **effects)  # type: ignore[arg-type]
 
-    scene = {
-        "format": "tablesight-scene/1",
-        "game": game,
-        "table": {"width_in": table[0], "depth_in": table[1], **({"hex": HEX_MATS[game]} if game in HEX_MATS else {})},
-        "players": [
-            {"id": p, "name": p.capitalize(), "color": "#{:02x}{:02x}{:02x}".format(*team[p][::-1])} for p in players
-        ],
-        "units": units,
-        "models": models,
-        "terrain": terrain,
-        "objectives": objectives,
-        "measurement": {"sigma_in": 0.0, "source": "manual"},
-    }
+    scene = scene_of(plan, models)
     outlines = []
     for m in models:
         a, b = base_semi_axes_in(m["base"])

@@ -85,3 +85,14 @@ def test_render_photoreal_without_blender_says_how_to_get_it(tmp_path) -> None: 
     assert done.returncode != 0
     assert "make photoreal-env" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_slice_resumes_without_rendering_what_is_there(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vision.synth.photoreal import render_photoreal_dataset
+
+    (tmp_path / "lens.json").write_text("{}", encoding="utf-8")
+    for seed in (7000, 7001):
+        (tmp_path / f"{seed:05d}.truth.json").write_text("{}", encoding="utf-8")
+    # Both tables are there: Blender is never asked for (a missing Blender would raise).
+    written = render_photoreal_dataset(tmp_path, 2, 7000, python=tmp_path / "no-blender" / "python")
+    assert [p.name for p in written] == ["07000.jpg", "07001.jpg"]

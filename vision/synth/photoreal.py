@@ -250,17 +250,23 @@ def render_photoreal_dataset(
     count: int,
     seed: int = 7000,
     games: tuple[str, ...] = ("focal-point", "grinding-annihilation"),
-    samples: int = 24,
+    samples: int = 16,
     python: Path | None = None,
     progress: Any = None,
 ) -> list[Path]:
-    """``count`` path-traced tables (hard cases in turn) and the webcam's calibrated lens, in ``out``."""
+    """``count`` path-traced tables (hard cases in turn) and the webcam's calibrated lens, in ``out``.
+    Resumes: a table whose truth file is there (written last) is kept, not rendered again."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    python = python or blender_python()
-    webcam_lens(seed).save(root / "lens.json")
+    if not (root / "lens.json").exists():
+        webcam_lens(seed).save(root / "lens.json")
     written = []
     for k in range(count):
+        done = root / f"{seed + k:05d}.truth.json"
+        if done.exists():
+            written.append(root / f"{seed + k:05d}.jpg")
+            continue
+        python = python or blender_python()
         path = render_photoreal(
             seed + k,
             root,

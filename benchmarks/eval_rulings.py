@@ -16,12 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.table_frame import calibrate  # noqa: E402
-from geometry.shapes import MM_PER_IN, base_semi_axes_in  # noqa: E402
 from tablesight.ruling_agreement import compare, with_focal_point_roster  # noqa: E402
-from vision.analyze import analyze, make_detector  # noqa: E402
+from vision.analyze import make_detector  # noqa: E402
 from vision.centre_sigma import CENTRE_SIGMA_MM  # noqa: E402
-from vision.evaluate import _match  # noqa: E402
+from vision.evaluate import analyze_rendered, match_scene  # noqa: E402
 from vision.synth.table import render_table, webcam_lens  # noqa: E402
 
 
@@ -44,20 +42,9 @@ def main() -> None:
     for k in range(args.tables):
         table = render_table(args.seed + k, "focal-point", hard=args.hard)
         truth = with_focal_point_roster(table.scene)
-        frame = calibrate(table.empty, table.layout, lens)
-        reference = detector.prepare(table.empty, frame)
-        players = {p["id"]: p["color"] for p in truth["players"]}
-        found = analyze(
-            table.image, table.layout, None, frame, lens, "focal-point", players, truth["terrain"], reference, detector
-        ).scene
-        pairs = [
-            (i, j) for i, j, _ in _match(truth["models"], found["models"], lambda m: base_semi_axes_in(m["base"])[1])
-        ]
-        obj_pairs = [
-            (i, j)
-            for i, j, _ in _match(truth["objectives"], found["objectives"], lambda o: o["diameter_mm"] / 2 / MM_PER_IN)
-        ]
-        result = compare(truth, found, pairs, obj_pairs)
+        found = analyze_rendered(table, lens, detector).scene
+        models, markers = match_scene(truth, found)
+        result = compare(truth, found, [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers])
         totals["agree"] += result.agree
         totals["too_close"] += result.too_close
         totals["wrong"] += len(result.wrong)

@@ -21,12 +21,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.table_frame import calibrate  # noqa: E402
-from vision.analyze import analyze, make_detector  # noqa: E402
-from vision.evaluate import MATCH_FRACTION  # noqa: E402
+from geometry.shapes import MM_PER_IN  # noqa: E402
+from vision.analyze import make_detector  # noqa: E402
+from vision.evaluate import MATCH_FRACTION, analyze_rendered  # noqa: E402
 from vision.synth.table import render_table, webcam_lens  # noqa: E402
-
-MM_PER_IN = 25.4
 
 
 def _nearest(tx: float, ty: float, xs: np.ndarray, ys: np.ndarray) -> tuple[int, float]:
@@ -48,12 +46,7 @@ def main() -> None:
     for k in range(args.tables):
         game = ("focal-point", "grinding-annihilation")[k % 2]
         table = render_table(args.seed + k, game)
-        frame = calibrate(table.empty, table.layout, lens)
-        reference = detector.prepare(table.empty, frame)
-        players = {p["id"]: p["color"] for p in table.scene["players"]}
-        result = analyze(
-            table.image, table.layout, None, frame, lens, game, players, table.scene["terrain"], reference, detector
-        )
+        result = analyze_rendered(table, lens, detector)
         found = result.scene["models"]
         det = result.detections[result.detections.kind == 0]
         markers = result.detections[result.detections.kind == 1]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-MM_PER_IN = 25.4
+from geometry.shapes import MM_PER_IN
 
 # measured_by -> per-axis 1-sigma in mm (see the module docstring for the command and docs/vision.md).
 CENTRE_SIGMA_MM = {

@@ -13,10 +13,11 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
+from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
-from vision.analyze import analyze, make_detector
-from vision.synth.table import render_table, webcam_lens
+from vision.analyze import Analysis, Detector, analyze, make_detector
+from vision.synth.table import RenderedTable, render_table, webcam_lens
 
 MATCH_FRACTION = 0.5  # a detection matches a true base if its centre is within half the base's radius
 
@@ -79,6 +80,27 @@ def _match(truth: list[dict[str, Any]], found: list[dict[str, Any]], radius_of: 
     return out
 
 
+Pairs = list[tuple[int, int, float]]
+
+
+def match_scene(truth: dict[str, Any], found: dict[str, Any]) -> tuple[Pairs, Pairs]:
+    """Found bases and objective markers matched to the true ones: (truth index, found index, distance in) each."""
+    models = _match(truth["models"], found["models"], lambda m: base_semi_axes_in(m["base"])[1])
+    markers = _match(truth["objectives"], found["objectives"], lambda o: o["diameter_mm"] / 2 / MM_PER_IN)
+    return models, markers
+
+
+def analyze_rendered(table: RenderedTable, lens: LensModel | None, detector: Detector) -> Analysis:
+    """A rendered table as the product sees it: calibrated and prepared on the empty frame, then the photo."""
+    frame = calibrate(table.empty, table.layout, lens)
+    reference = detector.prepare(table.empty, frame)
+    scene = table.scene
+    players = {p["id"]: p["color"] for p in scene["players"]}
+    return analyze(
+        table.image, table.layout, None, frame, lens, scene["game"], players, scene["terrain"], reference, detector
+    )
+
+
 def evaluate(
     directory: str | Path,
     csv_path: str | Path | None = None,
@@ -101,8 +123,6 @@ def evaluate(
     }
     per_tag: dict[str, dict[str, int]] = {}
     stage_times: dict[str, list[float]] = {}
-    from calibration.lens import LensModel
-
     lens_file = Path(directory) / "lens.json"
     lens = LensModel.load(lens_file) if lens_file.exists() else None
     for image_path in sorted(Path(directory).glob("*[0-9].jpg")):
@@ -124,16 +144,13 @@ def evaluate(
         for k, v in {**result.times_ms, "total_ms": total_ms, "setup_ms": setup_ms}.items():
             stage_times.setdefault(k, []).append(v)
         found = result.scene["models"]
-        matches = _match(scene["models"], found, lambda m: base_semi_axes_in(m["base"])[1])
+        matches, obj_matches = match_scene(scene, result.scene)
         owner = {u["id"]: u["player"] for u in scene["units"]}
         found_owner = {u["id"]: u["player"] for u in result.scene["units"]}
         size_ok = sum(scene["models"][i]["base"] == found[j]["base"] for i, j, _ in matches)
         team_ok = sum(owner[scene["models"][i]["unit"]] == found_owner[found[j]["unit"]] for i, j, _ in matches)
         errs = [d * MM_PER_IN for _, _, d in matches]
         errors_mm += errs
-        obj_matches = _match(
-            scene["objectives"], result.scene["objectives"], lambda o: o["diameter_mm"] / 2 / MM_PER_IN
-        )
         row = {
             "image": image_path.name,
             "tags": " ".join(truth["tags"]),

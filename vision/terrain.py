@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 import shapely
+import shapely.affinity
 
 from calibration.table_frame import TableFrame
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, LearnedDetector

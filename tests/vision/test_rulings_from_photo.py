@@ -12,11 +12,10 @@ from __future__ import annotations
 import pytest
 
 from calibration.lens import LensModel
-from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from tablesight.ruling_agreement import compare, measured_scene, with_focal_point_roster
 from tablesight.scene import Scene
 from vision.analyze import analyze, make_detector
-from vision.evaluate import _match
+from vision.evaluate import match_scene
 from vision.synth.table import render_table
 
 
@@ -35,11 +34,8 @@ def test_rulings_from_the_analysed_photo_agree_with_the_truth_or_say_too_close(s
         terrain=truth["terrain"],
         detector=make_detector("auto"),
     ).scene
-    pairs = [(i, j) for i, j, _ in _match(truth["models"], found["models"], lambda m: base_semi_axes_in(m["base"])[1])]
-    marker_pairs = [
-        (i, j)
-        for i, j, _ in _match(truth["objectives"], found["objectives"], lambda o: o["diameter_mm"] / 2 / MM_PER_IN)
-    ]
+    models, markers = match_scene(truth, found)
+    pairs, marker_pairs = [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers]
     Scene.from_dict(measured_scene(truth, found, pairs, marker_pairs), "measured")  # a valid scene
     result = compare(truth, found, pairs, marker_pairs)
     assert result.wrong == [], result.wrong

@@ -11,10 +11,9 @@ import pytest
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from geometry.hexgrid import HexGrid
-from geometry.shapes import base_semi_axes_in
 from tablesight.scene import Scene
 from vision.analyze import analyze
-from vision.evaluate import _match
+from vision.evaluate import match_scene
 
 GAMES_DIR = Path(__file__).resolve().parents[2] / "sample_images" / "games"
 SAMPLES = sorted(p for p in GAMES_DIR.glob("*[0-9].jpg"))
@@ -58,9 +57,8 @@ def test_sample_photo_is_analysed_into_its_pieces(photo: Path) -> None:
         terrain=scene["terrain"],
     ).scene
     Scene.from_dict(found, f"analysed {photo.name}")
-    matched = _match(scene["models"], found["models"], lambda m: base_semi_axes_in(m["base"])[1])
+    matched, markers = match_scene(scene, found)
     # Measured on these nine photos: recall 77 % (68 % crowded, 92 % plain; the crowded 2'x2' one 48 %).
     # This guards the pipeline end to end, not the accuracy target (docs/vision.md).
     assert len(matched) >= 0.4 * len(scene["models"])
-    markers = _match(scene["objectives"], found["objectives"], lambda o: o["diameter_mm"] / 2 / 25.4)
     assert len(markers) >= len(scene["objectives"]) - 1

@@ -36,6 +36,7 @@ from vision.synth.table import (
     TablePlan,
     _hsv_to_bgr,
     _mat,
+    paint_objectives,
     plan_table,
     scene_of,
     webcam_lens,
@@ -68,12 +69,7 @@ def table_top(plan: TablePlan, rng: np.random.Generator, ppi: float, style: str 
     mat = _mat(rng, (int(d_in * ppi), int(w_in * ppi)), plan.hard == "dark", style, ppi)
     o = int(BORDER_IN * ppi)
     tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
-    for obj in plan.objectives:
-        r = obj["diameter_mm"] / 2 / 25.4
-        c = (int((obj["x"] + BORDER_IN) * ppi * 8), int((obj["y"] + BORDER_IN) * ppi * 8))
-        fill = (235, 235, 235) if rng.uniform() < 0.5 else (20, 160, 230)
-        cv2.circle(tex, c, int(r * ppi * 8), fill, -1, cv2.LINE_AA, 3)
-        cv2.circle(tex, c, int(r * ppi * 8), (30, 30, 30), max(1, int(0.05 * ppi)), cv2.LINE_AA, 3)
+    paint_objectives(tex, plan.objectives, ppi, BORDER_IN, rng)
     paint_markers(tex, Layout.default(w_in, d_in), ppi, BORDER_IN)
     return np.clip(tex, 0, 255).astype(np.uint8)
 

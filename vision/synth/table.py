@@ -23,7 +23,7 @@ import shapely.affinity
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from geometry.hexgrid import HexGrid
-from geometry.shapes import KNOWN_BASES, base_semi_axes_in
+from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.synth.camera import Camera, photo_effects
 from vision.synth.markers_table import paint_markers
 
@@ -65,6 +65,18 @@ def paint_hexes(mat: npt.NDArray[np.float32], grid: dict[str, Any], ppi: float) 
     ]
     cv2.polylines(lines, outlines, True, 255, max(1, int(0.04 * ppi)), cv2.LINE_AA, 3)
     mat *= (1.0 - 0.45 * lines.astype(np.float32) / 255.0)[..., None]
+
+
+def paint_objectives(
+    tex: npt.NDArray[np.float32], objectives: list[dict[str, Any]], ppi: float, border: float, rng: np.random.Generator
+) -> None:
+    """Objective discs (white or orange, a dark rim) into a top-down texture in place."""
+    for obj in objectives:
+        r = obj["diameter_mm"] / 2 / MM_PER_IN
+        c = (int((obj["x"] + border) * ppi * 8), int((obj["y"] + border) * ppi * 8))
+        fill = (235, 235, 235) if rng.uniform() < 0.5 else (20, 160, 230)
+        cv2.circle(tex, c, int(r * ppi * 8), fill, -1, cv2.LINE_AA, 3)
+        cv2.circle(tex, c, int(r * ppi * 8), (30, 30, 30), max(1, int(0.05 * ppi)), cv2.LINE_AA, 3)
 
 
 @dataclass
@@ -374,13 +386,7 @@ def render_table(
     for t in terrain:
         colour = _hsv_to_bgr(rng.uniform(0, 180), rng.uniform(20, 120), rng.uniform(60, 170))
         cv2.fillPoly(tex, [_poly_px(shapely.Polygon(t["polygon"]), ppi, border)], colour, cv2.LINE_AA, shift=3)
-    for obj in objectives:
-        r = obj["diameter_mm"] / 2 / 25.4
-        c = (int((obj["x"] + border) * ppi * 8), int((obj["y"] + border) * ppi * 8))
-        cv2.circle(
-            tex, c, int(r * ppi * 8), (235, 235, 235) if rng.uniform() < 0.5 else (20, 160, 230), -1, cv2.LINE_AA, 3
-        )
-        cv2.circle(tex, c, int(r * ppi * 8), (30, 30, 30), max(1, int(0.05 * ppi)), cv2.LINE_AA, 3)
+    paint_objectives(tex, objectives, ppi, border, rng)
     paint_markers(tex, layout, ppi, border)
     empty_tex = np.clip(tex.copy(), 0, 255).astype(np.uint8)
     tex *= (1 - model_shadow)[..., None]

@@ -5,8 +5,9 @@ box per piece; inside it (a margin around), GrabCut separates the piece from the
 mat by colour, and the largest region's outline, simplified, is the footprint.
 Its rule category (blocking, woods, ...) is the players' to give. Tall pieces
 are seen with their walls leaning away from the camera, so their region reaches
-past the footprint on the far side: the outline is the piece as seen, not only
-its foot.
+past the footprint on the far side: the outline is the piece as seen. Given the
+height of its walls (the players' to give, with the category),
+``footprint_under`` takes the lean out and returns the foot.
 """
 
 from __future__ import annotations
@@ -73,3 +74,23 @@ def _segment(patch: Image, box_px: tuple[float, float, float, float]) -> shapely
     if isinstance(poly, shapely.MultiPolygon):
         poly = max(poly.geoms, key=lambda g: g.area)
     return poly.simplify(SIMPLIFY_IN * SEGMENT_PX_PER_IN)
+
+
+def footprint_under(seen: shapely.Polygon, wall_height_in: float, frame: TableFrame) -> shapely.Polygon:
+    """The foot of a walled piece from its outline as seen (``terrain_footprints``) and its walls' height.
+
+    Seen from the camera, the walls sweep the foot away from the point under the lens: the outline
+    is every point of the foot raised from the table to the top of the walls. Pulling the outline
+    back along the camera's rays to the walls' height (each point moved to where its ray meets
+    that height) undoes the sweep's far end, and the foot is what both outlines cover.
+    Needs the camera pose (a calibration with a lens model or a tilted view).
+    """
+    if wall_height_in <= 0 or seen.is_empty:
+        return seen
+    ring = np.asarray(seen.exterior.coords)[:-1]
+    pulled = frame.image_to_table(frame.table_to_image(ring), z_in=wall_height_in)
+    foot = seen.intersection(shapely.Polygon(pulled).buffer(0))
+    if isinstance(foot, shapely.MultiPolygon | shapely.GeometryCollection):
+        parts = [g for g in getattr(foot, "geoms", []) if isinstance(g, shapely.Polygon)]
+        foot = max(parts, key=lambda g: g.area) if parts else shapely.Polygon()
+    return foot if isinstance(foot, shapely.Polygon) else shapely.Polygon()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import shapely
+import shapely.affinity
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from vision.analyze import make_detector
 from vision.synth.table import render_table
-from vision.terrain import terrain_footprints
+from vision.terrain import footprint_under, terrain_footprints
 
 
 def test_footprints_match_flat_pieces_and_cover_tall_ones() -> None:
@@ -22,9 +24,48 @@ def test_footprints_match_flat_pieces_and_cover_tall_ones() -> None:
         assert all(any(f.intersects(p) for _, _, p in truth) for f in found)  # nothing found on bare mat
         for kind, height, poly in truth:
             best = max(found, key=lambda f: poly.intersection(f).area, default=shapely.Polygon())
-            if height <= 1.0:  # flat pieces (and low hills): the outline is the footprint
+            if kind not in ("blocking", "ruins") or height <= 1.0:  # no walls: the outline is the footprint
                 assert poly.intersection(best).area / poly.union(best).area >= 0.8, (seed, kind)
-            else:  # walls lean away from the camera: the piece as seen covers its foot
+            else:  # walls lean away from the camera: the piece as seen covers its foot ...
                 assert poly.intersection(best).area >= 0.85 * poly.area, (seed, kind)
+                # ... and given the walls' height, footprint_under takes the lean out.
+                foot = footprint_under(best, height, frame)
+                seen_iou = poly.intersection(best).area / poly.union(best).area
+                assert poly.intersection(foot).area / poly.union(foot).area >= max(0.85, seen_iou + 0.1), (seed, kind)
             checked += 1
     assert checked >= 6
+
+
+def _seen_from_camera(foot: shapely.Polygon, height_in: float, frame: object) -> shapely.Polygon:
+    """The outline a prism ``height_in`` tall on ``foot`` makes on the table as the camera sees it:
+    the foot, the top, and every wall between them, each mapped to the table plane along the camera's rays."""
+    ring = np.asarray(foot.exterior.coords)[:-1]
+    top = frame.image_to_table(frame.table_to_image(ring, z_in=height_in))  # type: ignore[attr-defined]
+    walls = [shapely.Polygon([ring[k], ring[k - 1], top[k - 1], top[k]]).buffer(0) for k in range(len(ring))]
+    return shapely.unary_union([foot, shapely.Polygon(top), *walls])
+
+
+def test_footprint_under_recovers_the_foot_of_any_prism() -> None:
+    """Property: for seeded feet (rectangles, L shapes) anywhere on a tilted camera's table and walls
+    0.5-6" tall, the foot recovered from the exact outline as seen covers the foot and is the foot
+    (IoU >= 0.99) when it is convex."""
+    table = render_table(21, "focal-point", hard="none")
+    frame = calibrate(table.empty, table.layout, LensModel(table.camera.K, table.camera.dist, table.camera.size))
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        cx, cy = rng.uniform(4, 20, 2)
+        w, h = rng.uniform(1.5, 5, 2)
+        foot = shapely.box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        if rng.uniform() < 0.5:
+            foot = foot.difference(shapely.box(cx, cy, cx + w, cy + h))  # an L
+        foot = shapely.affinity.rotate(foot, rng.uniform(0, 90))
+        height = float(rng.uniform(0.5, 6.0))
+        seen = _seen_from_camera(foot, height, frame)
+        assert seen.area > foot.area  # the walls do lean
+        found = footprint_under(seen, height, frame)
+        assert foot.intersection(found).area >= 0.99 * foot.area and found.within(seen.buffer(1e-6))
+        if foot.equals(foot.convex_hull):
+            assert foot.intersection(found).area / foot.union(found).area >= 0.99, (cx, cy, height)
+        else:  # mat inside an L that walls lean over cannot be seen, and counts as foot
+            assert foot.intersection(found).area / foot.union(found).area >= 0.9, (cx, cy, height)
+    assert footprint_under(foot, 0.0, frame) is foot  # no walls, nothing to take out

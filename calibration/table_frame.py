@@ -287,6 +287,18 @@ def _project(h8: FloatArray, table_pts: FloatArray) -> FloatArray:
     return out
 
 
+def _without_swelling(resid: FloatArray, corners_px: FloatArray) -> FloatArray:
+    """Corner residuals less each marker's even swelling (the mean outward move of its 4 corners)."""
+    out = resid.copy()
+    for m in range(len(resid) // 4):
+        sl = slice(4 * m, 4 * m + 4)
+        outward = corners_px[sl] - corners_px[sl].mean(axis=0)
+        outward /= np.linalg.norm(outward, axis=1, keepdims=True)
+        swell = float(np.mean(np.sum(resid[sl] * outward, axis=1)))
+        out[sl] -= swell * outward
+    return out
+
+
 def _quality(
     frame: TableFrame,
     table_pts: FloatArray,
@@ -301,8 +313,11 @@ def _quality(
     resid = _project(h8, table_pts[keep]) - image_pts[keep]
     n = len(resid)
     rms_px = float(np.sqrt(np.mean(np.sum(resid**2, axis=1)) / 2))  # per axis
-    dof = max(2 * n - 8, 1)
-    sigma_px = float(np.sqrt(np.sum(resid**2) / dof))
+    # Blur and lighting swell or shrink a printed marker's outline evenly, which leaves its centre (and so
+    # the map) where it was: take each marker's even swelling out before judging the corners' noise.
+    spread = _without_swelling(resid, image_pts[keep])
+    dof = max(2 * n - 8 - n // 4, 1)
+    sigma_px = float(np.sqrt(np.sum(spread**2) / dof))
     # Covariance of the homography from the corner residuals, propagated to table points.
     J = np.zeros((2 * n, 8))
     for k in range(8):

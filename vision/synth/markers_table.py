@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from calibration.fiducials import dictionary
-from calibration.layout import Layout
+from calibration.layout import Layout, MarkerPlacement
+
+SUPERSAMPLE = 8  # samples per texture pixel side when painting a marker (edges anti-aliased to 1/64 px)
+PAPER_MARGIN_IN = 0.25  # white paper around the printed marker
 
 
 def marker_image(marker_id: int, pixels: int) -> npt.NDArray[np.uint8]:
@@ -38,30 +43,47 @@ def table_texture(
         mat += mat_noise / 2 * cv2.resize(small, (mat.shape[1], mat.shape[0]), interpolation=cv2.INTER_CUBIC)
     tex[x0:y1, x0:x1] = mat
     for m in layout.markers:
-        paper = m.size_in + 0.5  # white margin around the printed marker
-        size_px = int(round(m.size_in * px_per_in))
-        img = marker_image(m.id, size_px).astype(np.float32)
-        sheet = np.full((int(round(paper * px_per_in)),) * 2, 245, np.float32)
-        off = (sheet.shape[0] - size_px) // 2
-        sheet[off : off + size_px, off : off + size_px] = np.where(img > 127, 245, 25)
-        # Place the sheet rotated about the marker's centre by warping into the texture.
-        cx = (m.x_in + border_in) * px_per_in
-        cy = (m.y_in + border_in) * px_per_in
-        a = np.radians(m.rotation_deg)
-        half = sheet.shape[0] / 2
-        # Sheet pixel -> texture pixel: rotate about the sheet centre, then move to the marker centre.
-        M = np.array(
-            [
-                [np.cos(a), -np.sin(a), cx - np.cos(a) * half + np.sin(a) * half],
-                [np.sin(a), np.cos(a), cy - np.sin(a) * half - np.cos(a) * half],
-            ]
-        )
-        # Paint with a mask so only the sheet's area changes.
-        warped = cv2.warpAffine(sheet, M, (w, h), flags=cv2.INTER_AREA, borderValue=0)
-        mask = cv2.warpAffine(np.ones_like(sheet), M, (w, h), flags=cv2.INTER_AREA, borderValue=0)
-        tex = tex * (1 - mask) + warped
+        _paint_marker_exact(tex, m, px_per_in, border_in)
     out: npt.NDArray[np.uint8] = np.clip(tex, 0, 255).astype(np.uint8)
     return out
+
+
+def _paint_marker_exact(tex: npt.NDArray[np.float32], m: MarkerPlacement, ppi: float, border_in: float) -> None:
+    """Paint one marker on its paper exactly where the layout puts it, at any size, position and rotation.
+
+    Calibration is judged against these textures to a few thousandths of an inch, so nothing is rounded
+    to whole texture pixels: each pixel is the mean of SUPERSAMPLE x SUPERSAMPLE point samples of the
+    printed pattern (texture pixel i covers table inches [i, i + 1) / ppi - border_in, as the camera samples it).
+    """
+    cells_n = dictionary().markerSize + 2  # the pattern plus its black border, in cells
+    cells = marker_image(m.id, cells_n) > 127
+    half_in = m.size_in / 2
+    paper_half_in = half_in + PAPER_MARGIN_IN
+    cx_px = (m.x_in + border_in) * ppi
+    cy_px = (m.y_in + border_in) * ppi
+    reach_px = paper_half_in * ppi * math.sqrt(2) + 1
+    x0, x1 = max(0, math.floor(cx_px - reach_px)), min(tex.shape[1], math.ceil(cx_px + reach_px))
+    y0, y1 = max(0, math.floor(cy_px - reach_px)), min(tex.shape[0], math.ceil(cy_px + reach_px))
+    k = SUPERSAMPLE
+    sub = (np.arange(k, dtype=np.float64) + 0.5) / k
+    xs = ((np.arange(x0, x1)[:, None] + sub).ravel() - cx_px) / ppi
+    cos_a, sin_a = math.cos(math.radians(m.rotation_deg)), math.sin(math.radians(m.rotation_deg))
+    for row0 in range(y0, y1, 32):  # strips keep memory small on 4K textures
+        row1 = min(row0 + 32, y1)
+        ys = ((np.arange(row0, row1)[:, None] + sub).ravel() - cy_px) / ppi
+        dx, dy = np.meshgrid(xs, ys)
+        # Table offset -> the marker's own axes (the inverse of Layout's rotation).
+        u = cos_a * dx + sin_a * dy
+        v = -sin_a * dx + cos_a * dy
+        on_paper = (np.abs(u) <= paper_half_in) & (np.abs(v) <= paper_half_in)
+        on_marker = (np.abs(u) < half_in) & (np.abs(v) < half_in)
+        col = np.clip(((u + half_in) / m.size_in * cells_n).astype(np.int64), 0, cells_n - 1)
+        row = np.clip(((v + half_in) / m.size_in * cells_n).astype(np.int64), 0, cells_n - 1)
+        value = np.where(on_marker & ~cells[row, col], 25.0, 245.0) * on_paper
+        shape = (row1 - row0, k, x1 - x0, k)
+        paint = value.reshape(shape).mean(axis=(1, 3)).astype(np.float32)
+        cover = on_paper.reshape(shape).mean(axis=(1, 3)).astype(np.float32)
+        tex[row0:row1, x0:x1] = tex[row0:row1, x0:x1] * (1 - cover) + paint
 
 
 def paint_markers(tex: npt.NDArray[np.float32], layout: Layout, ppi: float, border_in: float) -> None:

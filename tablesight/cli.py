@@ -255,7 +255,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
     detector = make_detector(args.detector, args.model)
     lens = _lens_for(args)
-    result = analyze(photo, layout, empty, frame, lens, args.game, players, detector=detector)
+    terrain = _terrain_file(args.terrain) if args.terrain else None
+    result = analyze(photo, layout, empty, frame, lens, args.game, players, terrain, detector=detector)
     if args.overlay and not cv2.imwrite(args.overlay, draw_overlay(photo, result)):
         raise ValueError(f"{args.overlay}: cannot write the overlay there")
     if args.out:
@@ -268,6 +269,85 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0
+
+
+def _id_values(option: str, text: str | None) -> dict[str, str]:
+    """``t1=blocking,t3=woods`` -> {"t1": "blocking", "t3": "woods"}; a clear error for anything else."""
+    out: dict[str, str] = {}
+    for part in filter(None, (text or "").split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"{option} {part!r}: give ID=VALUE pairs separated by commas, e.g. t1=4,t3=2.5")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _heights(option: str, text: str | None) -> dict[str, float]:
+    out = {}
+    for key, value in _id_values(option, text).items():
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise ValueError(f"{option} {key}={value!r}: the height must be a number of inches") from None
+        if not 0 <= out[key] <= 24:
+            raise ValueError(f"{option} {key}={value}: a height between 0 and 24 inches")
+    return out
+
+
+def cmd_find_terrain(args: argparse.Namespace) -> int:
+    from calibration.table_frame import TableFrame, calibrate
+    from vision.analyze import make_detector
+    from vision.terrain import footprint_under, terrain_footprints
+
+    empty = _read_image(args.image)
+    frame = (
+        TableFrame.load(args.calibration) if args.calibration else calibrate(empty, _layout_for(args), _lens_for(args))
+    )
+    kinds = _id_values("--kinds", args.kinds)
+    walls = _heights("--walls", args.walls)
+    heights = _heights("--heights", args.heights)
+    found = terrain_footprints(make_detector("learned", args.model), empty, frame)  # type: ignore[arg-type]
+    found.sort(key=lambda poly: (round(poly.centroid.y), poly.centroid.x))  # ids read like a page: stable per view
+    ids = [f"t{k + 1}" for k in range(len(found))]
+    unknown = sorted((set(kinds) | set(walls) | set(heights)) - set(ids))
+    if unknown:
+        raise ValueError(f"no terrain piece {', '.join(unknown)} was found (found: {', '.join(ids) or 'none'})")
+    pieces, lines = [], []
+    for piece_id, seen in zip(ids, found, strict=True):
+        height = walls.get(piece_id, heights.get(piece_id, 0.0))
+        # Walls lean away from the camera: given their height, the foot is what is left without the lean.
+        poly = footprint_under(seen, height, frame) if piece_id in walls else seen
+        ring = [[round(float(x), 3), round(float(y), 3)] for x, y in list(poly.exterior.coords)[:-1]]
+        pieces.append({"id": piece_id, "kind": kinds.get(piece_id, "open"), "polygon": ring, "height_in": height})
+        lines.append(
+            f"  {piece_id}: {kinds.get(piece_id, 'open (give its kind with --kinds)')}, {poly.area:.1f} sq in "
+            f'around ({poly.centroid.x:.1f}", {poly.centroid.y:.1f}")'
+            + (f', walls {height:g}" (lean taken out)' if piece_id in walls else "")
+        )
+    if args.out:
+        Path(args.out).write_text(json.dumps({"terrain": pieces}, indent=2) + "\n", encoding="utf-8")
+    _emit(
+        args,
+        {"terrain": pieces},
+        f"found {len(pieces)} terrain pieces" + (":\n" + "\n".join(lines) if lines else ""),
+    )
+    return 0
+
+
+def _terrain_file(path: str) -> list[dict[str, Any]]:
+    """Terrain pieces from ``find-terrain --out`` (or any JSON with a "terrain" list, or a bare list)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such terrain file") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    pieces = data.get("terrain") if isinstance(data, dict) else data
+    if not isinstance(pieces, list) or not all(
+        isinstance(t, dict) and {"id", "kind", "polygon"} <= set(t) for t in pieces
+    ):
+        raise ValueError(f'{path}: expected {{"terrain": [{{"id", "kind", "polygon", "height_in"}}, ...]}}')
+    return pieces
 
 
 def cmd_render_tables(args: argparse.Namespace) -> int:
@@ -623,8 +703,24 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--out", default=None, help="save the scene here")
     an.add_argument("--detector", choices=["auto", "learned", "classical"], default="auto")
     an.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
+    an.add_argument(
+        "--terrain", default=None, help="the table's terrain (find-terrain --out); bases on hills are placed on top"
+    )
     add_layout(an)
     an.set_defaults(run=cmd_analyze)
+
+    ft = add("find-terrain", "find the terrain pieces on a photo of the table without models, as outlines in inches")
+    ft.add_argument("image", help="the table with its terrain and no models (the empty-table reference)")
+    ft.add_argument("--calibration", default=None, help="a saved calibration (else calibrate this photo)")
+    ft.add_argument("--kinds", default=None, help="each piece's rule category: t1=blocking,t2=woods (default open)")
+    ft.add_argument(
+        "--walls", default=None, help="pieces with walls and their height in inches: t1=4 (the lean is taken out)"
+    )
+    ft.add_argument("--heights", default=None, help="other pieces' heights in inches: t3=1 (a hill)")
+    ft.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
+    ft.add_argument("--out", default=None, help='save the pieces here ({"terrain": [...]}, for analyze --terrain)')
+    add_layout(ft)
+    ft.set_defaults(run=cmd_find_terrain)
 
     rt = add("render-tables", "render seeded table photos with ground truth (for evaluation and training)")
     rt.add_argument("out")

@@ -233,3 +233,52 @@ def test_flux_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["flux", "burn-odds", "--unit-cost", "4", "--json"]) == 0
     odds = json.loads(capsys.readouterr().out)
     assert odds["unit_cost"] == 4 and odds["rule"].endswith("The Burn")
+
+
+def test_find_terrain_and_analyze_with_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The bundled Focal Point sample (a hill, ruins 2.7" tall, woods): found on its empty-table photo,
+    named by the player, the ruins' lean taken out, and the pieces carried into analyze's scene."""
+    import shapely
+
+    games = Path(__file__).resolve().parents[1] / "sample_images" / "games"
+    empty, lens = str(games / "focal-point-900.empty.jpg"), str(games / "lens.json")
+    code, out, _ = run(capsys, "find-terrain", empty, "--lens", lens, "--json")
+    found = json.loads(out)["terrain"]
+    assert code == 0 and [t["id"] for t in found] == ["t1", "t2", "t3"]
+    truth = json.loads((games / "focal-point-900.truth.json").read_text())["scene"]["terrain"]
+    true_poly = {t["kind"]: (shapely.Polygon(t["polygon"]), t["height_in"]) for t in truth}
+    # Name each found piece as the players would (by the true piece it lies on), giving the ruins' wall height.
+    kinds = {
+        t["id"]: max(true_poly, key=lambda k: true_poly[k][0].intersection(shapely.Polygon(t["polygon"])).area)
+        for t in found
+    }
+    assert sorted(kinds.values()) == ["hill", "ruins", "woods"]
+    ruins = next(i for i, k in kinds.items() if k == "ruins")
+    out_file = tmp_path / "terrain.json"
+    code, out, _ = run(
+        capsys,
+        "find-terrain", empty, "--lens", lens, "--out", str(out_file),
+        "--kinds", ",".join(f"{i}={k}" for i, k in kinds.items()),
+        "--walls", f"{ruins}={true_poly['ruins'][1]}",
+    )  # fmt: skip
+    assert code == 0 and "lean taken out" in out
+    for piece in json.loads(out_file.read_text())["terrain"]:
+        poly, _ = true_poly[piece["kind"]]
+        found_poly = shapely.Polygon(piece["polygon"])
+        assert poly.intersection(found_poly).area / poly.union(found_poly).area >= 0.9, piece["kind"]
+    scene_file = tmp_path / "scene.json"
+    photo = str(games / "focal-point-900.jpg")
+    code, _, _ = run(
+        capsys, "analyze", photo, "--empty", empty, "--lens", lens, "--terrain", str(out_file), "--out", str(scene_file)
+    )
+    assert code == 0 and sorted(t["kind"] for t in json.loads(scene_file.read_text())["terrain"]) == [
+        "hill",
+        "ruins",
+        "woods",
+    ]
+    # Mistakes are named, not tracebacks.
+    assert run(capsys, "find-terrain", empty, "--lens", lens, "--walls", "t9=2")[2].count("no terrain piece t9") == 1
+    assert "must be a number" in run(capsys, "find-terrain", empty, "--lens", lens, "--walls", "t1=tall")[2]
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"id": 1}]')
+    assert "expected" in run(capsys, "analyze", photo, "--lens", lens, "--terrain", str(bad))[2]

@@ -27,6 +27,7 @@ FloatArray = npt.NDArray[np.float64]
 RANSAC_PX = 2.0
 RANSAC_PX_NO_LENS = 8.0
 MIN_MARKERS = 2
+CORNER_NOISE_FACTOR = 6.0  # a corner further than this many times the corners' own noise from the fit is an outlier
 BLUR_LIMIT = 15.0  # Laplacian variance below which a photo is too blurred to trust
 SIGMA_GRID = 9  # table points per side where the map's sigma is evaluated
 
@@ -232,6 +233,8 @@ def calibrate_from_corners(
     image_pts = lens.undistort_points(raw_px) if lens is not None else raw_px
     # Without a lens model the table's edges bend by a few pixels: a wider threshold, or good markers look moved.
     threshold = RANSAC_PX if lens is not None else RANSAC_PX_NO_LENS
+    # Small, blurred markers (a big table at 720p) have corners a pixel or two off: judge "moved" against that.
+    threshold = max(threshold, CORNER_NOISE_FACTOR * _corner_noise_px(table_pts, image_pts))
     H, mask = cv2.findHomography(table_pts, image_pts, cv2.RANSAC, threshold, maxIters=2000, confidence=0.999)
     if H is None:
         raise CalibrationError("the markers' positions do not fit any view of a flat table; check the layout file")
@@ -254,6 +257,19 @@ def calibrate_from_corners(
     frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec)
     quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp)
     return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality)
+
+
+def _corner_noise_px(table_pts: FloatArray, image_pts: FloatArray) -> float:
+    """How far detected corners stray from their marker's square: each marker's 4 corners against
+    the best affine view of it (8 numbers, 6 parameters: 2 left to see the noise in)."""
+    residuals = []
+    for m in range(len(table_pts) // 4):
+        sl = slice(4 * m, 4 * m + 4)
+        A = np.c_[table_pts[sl], np.ones(4)]
+        coef, *_ = np.linalg.lstsq(A, image_pts[sl], rcond=None)
+        residuals.append(image_pts[sl] - A @ coef)
+    r = np.concatenate(residuals)
+    return float(np.sqrt(np.sum(r**2) / (2 * len(residuals))))
 
 
 def _intrinsics_from_homography(H: FloatArray, image_size: tuple[int, int]) -> FloatArray | None:

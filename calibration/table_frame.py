@@ -1,7 +1,7 @@
 """Table calibration: fiducials -> the map between image pixels and table inches.
 
-The map is a homography fitted to every detected marker corner (RANSAC, then
-least squares on the inliers) in undistorted pixels, so a calibrated lens is
+The map is a homography fitted to every detected marker corner (the markers that
+agree on one view, then least squares on their corners) in undistorted pixels, so a calibrated lens is
 used when there is one. With the camera's intrinsics the camera pose is
 recovered too, for points above the table (a model on a hill, the top of a
 base): they are found where their ray meets their own height.
@@ -9,6 +9,7 @@ base): they are found where their ray meets their own height.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass, field
@@ -24,10 +25,11 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 
 FloatArray = npt.NDArray[np.float64]
-RANSAC_PX = 2.0
-RANSAC_PX_NO_LENS = 8.0
+MOVED_PX = 2.0
+MOVED_PX_NO_LENS = 8.0
 MIN_MARKERS = 2
-CORNER_NOISE_FACTOR = 6.0  # a corner further than this many times the corners' own noise from the fit is an outlier
+NOISE_LIMIT = 0.05  # corner noise above this share of a marker's side is disagreement, not blur
+CORNER_NOISE_FACTOR = 4.0  # a corner further than this many times the corners' noise from a fit is an outlier
 BLUR_LIMIT = 15.0  # Laplacian variance below which a photo is too blurred to trust
 SIGMA_GRID = 9  # table points per side where the map's sigma is evaluated
 
@@ -232,15 +234,8 @@ def calibrate_from_corners(
     raw_px = np.concatenate([found[i] for i in used])
     image_pts = lens.undistort_points(raw_px) if lens is not None else raw_px
     # Without a lens model the table's edges bend by a few pixels: a wider threshold, or good markers look moved.
-    threshold = RANSAC_PX if lens is not None else RANSAC_PX_NO_LENS
-    # Small, blurred markers (a big table at 720p) have corners a pixel or two off: judge "moved" against that.
-    threshold = max(threshold, CORNER_NOISE_FACTOR * _corner_noise_px(table_pts, image_pts))
-    H, mask = cv2.findHomography(table_pts, image_pts, cv2.RANSAC, threshold, maxIters=2000, confidence=0.999)
-    if H is None:
-        raise CalibrationError("the markers' positions do not fit any view of a flat table; check the layout file")
-    inliers = mask.ravel().astype(bool)
-    # Whole markers in or out: a marker with an outlying corner was moved or misread.
-    marker_ok = inliers.reshape(-1, 4).all(axis=1)
+    threshold = MOVED_PX if lens is not None else MOVED_PX_NO_LENS
+    marker_ok = _agreeing_markers(table_pts, image_pts, threshold)
     if marker_ok.sum() < MIN_MARKERS:
         raise CalibrationError("the markers disagree with the layout: fewer than two agree on where the table is")
     keep = np.repeat(marker_ok, 4)
@@ -259,17 +254,47 @@ def calibrate_from_corners(
     return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality)
 
 
-def _corner_noise_px(table_pts: FloatArray, image_pts: FloatArray) -> float:
-    """How far detected corners stray from their marker's square: each marker's 4 corners against
-    the best affine view of it (8 numbers, 6 parameters: 2 left to see the noise in)."""
-    residuals = []
-    for m in range(len(table_pts) // 4):
-        sl = slice(4 * m, 4 * m + 4)
-        A = np.c_[table_pts[sl], np.ones(4)]
-        coef, *_ = np.linalg.lstsq(A, image_pts[sl], rcond=None)
-        residuals.append(image_pts[sl] - A @ coef)
-    r = np.concatenate(residuals)
-    return float(np.sqrt(np.sum(r**2) / (2 * len(residuals))))
+def _agreeing_markers(table_pts: FloatArray, image_pts: FloatArray, base_px: float) -> npt.NDArray[np.bool_]:
+    """Which markers agree on one view of the table (a marker that does not was moved or misread).
+
+    Whole markers are the hypotheses, not corners (four corners of one marker make a map inches
+    off across the table): every set of all markers, all but one and all but two is fitted. The
+    corners' noise is the tightest fit's (blur shrinks small markers' outlines by a pixel or more);
+    a marker agrees with a fit when its corners lie within ``base_px`` or 4 times that noise (when
+    the noise is plausible for blur: under 5 % of a marker's side). The
+    fit most markers agree with wins, ties to the closer one.
+    """
+    n = len(table_pts) // 4
+    fits = []  # (markers fitted, each corner's miss)
+    for size in range(n, max(MIN_MARKERS, n - 2) - 1, -1):
+        for subset in itertools.combinations(range(n), size):
+            rows = np.concatenate([np.arange(4 * m, 4 * m + 4) for m in subset])
+            H, _ = cv2.findHomography(table_pts[rows], image_pts[rows], 0)
+            if H is not None:
+                fitted = cv2.perspectiveTransform(table_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+                fits.append((subset, np.linalg.norm(fitted - image_pts, axis=1)))
+    if not fits:
+        return np.zeros(n, dtype=bool)
+    # Per-corner noise of a fit from k markers: 8k coordinates less the map's 8 parameters.
+    smallest = min(3, n)
+    noise = min(
+        math.sqrt(float(np.sum(miss.reshape(-1, 4)[list(subset)] ** 2)) / max(4 * len(subset) - 4, 1))
+        for subset, miss in fits
+        if len(subset) >= smallest
+    )
+    # Blur moves corners a small part of a marker's side; a fit missing by more is no measure of noise.
+    side_px = float(
+        np.median(np.linalg.norm(image_pts - np.roll(image_pts.reshape(-1, 4, 2), 1, axis=1).reshape(-1, 2), axis=1))
+    )
+    threshold = max(base_px, CORNER_NOISE_FACTOR * noise) if noise <= NOISE_LIMIT * side_px else base_px
+    best: tuple[int, float] = (-1, math.inf)
+    best_ok = np.zeros(n, dtype=bool)
+    for _, miss in fits:
+        ok = (miss <= threshold).reshape(-1, 4).all(axis=1)
+        score = (int(ok.sum()), float(np.sqrt(np.mean(miss.reshape(-1, 4)[ok] ** 2))) if ok.any() else math.inf)
+        if score[0] > best[0] or (score[0] == best[0] and score[1] < best[1]):
+            best, best_ok = score, ok
+    return best_ok
 
 
 def _intrinsics_from_homography(H: FloatArray, image_size: tuple[int, int]) -> FloatArray | None:

@@ -194,3 +194,39 @@ def test_print_kit_pdf(tmp_path: Path) -> None:
     assert pytest.approx(100 / 25.4 * DPI) == MM * 100
     with pytest.raises(ValueError, match="paper must be one of"):
         print_kit(Layout.default(24, 24), tmp_path / "x.pdf", "a3")
+
+
+def test_small_blurred_markers_are_not_taken_for_moved_ones() -> None:
+    """A 44"x60" table at 720p: its 3" markers are ~25 px across and their corners 1-2 px off.
+    No marker may be thrown out as moved (the map would then hang on two markers, inches off)."""
+    from calibration.lens import calibrate_lens
+    from vision.synth.camera import photo_effects
+    from vision.synth.charuco_views import charuco_views
+    from vision.synth.markers_table import table_texture
+
+    table, size = (44.0, 60.0), (1280, 720)
+    rng = np.random.default_rng(100)  # benchmarks/eval_calibration.py's first lens for this camera
+    lens, _ = calibrate_lens(
+        charuco_views(Camera.looking_at_table(table, size, hfov_deg=65.0).K, DISTORTION, size, 16, rng)
+    )
+    layout = Layout.default(*table)
+    for _ in range(4):
+        camera = Camera.looking_at_table(
+            table,
+            size,
+            tilt_deg=float(rng.uniform(0, 25)),
+            yaw_deg=float(rng.uniform(-12, 12)),
+            hfov_deg=65.0,
+            dist=DISTORTION,
+            fill=float(rng.uniform(0.8, 0.95)),
+        )
+        texture = table_texture(layout, 60.0, rng)
+        effects = {
+            "noise": rng.uniform(1, 3),
+            "blur_px": rng.uniform(0.3, 1.0),
+            "jpeg_quality": int(rng.integers(80, 96)),
+        }
+        photo = photo_effects(camera.render(texture, 60.0, border_in=2.0), rng, **effects, light_gradient=0.3)  # type: ignore[arg-type]
+        frame = calibrate(photo, layout, lens)
+        assert frame.quality is not None and all(c.inlier for c in frame.quality.marker_checks)
+        assert real_error_in(frame, camera, np.random.default_rng(4)) < 0.05

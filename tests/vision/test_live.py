@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -134,6 +135,29 @@ def test_motion_gate_holds_while_hands_move_and_updates_where_things_changed() -
     assert x <= 700 and y <= 100 and x + w >= 730 and y + h >= 130 and w < 200
 
 
+def test_motion_gate_sees_one_small_base_moved_on_a_big_table() -> None:
+    # A 25 mm base on a 44"x60" table at 1080p is ~18 px across; moving it changes ~0.03 % of the frame
+    # (the gate used to need 0.05 % and missed small units moved on big tables).
+    rng = np.random.default_rng(3)
+    mat = np.full((1080, 1920, 3), 120, np.uint8)
+
+    def frame_with_base_at(x: int) -> np.ndarray:
+        img = mat.copy()
+        cv2.circle(img, (x, 500), 9, (80, 80, 80), -1)  # a dark-ish base on a mid-grey mat
+        return np.clip(img + rng.normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+
+    gate = MotionGate()
+    for _ in range(5):
+        gate.update(frame_with_base_at(900))
+    states = [gate.update(frame_with_base_at(1000)).state for _ in range(5)]
+    assert "settled" in states
+    decision = MotionGate()
+    for _ in range(5):
+        decision.update(frame_with_base_at(900))
+    quiet = [decision.update(frame_with_base_at(900)).state for _ in range(5)]
+    assert "settled" not in quiet and "moving" not in quiet  # sensor noise alone is not motion
+
+
 SCENE = {
     "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
     "models": [
@@ -176,6 +200,64 @@ def test_vanished_and_unexplained_pieces_are_a_desync() -> None:
         dets({"a1": (5.0, 5.0), "b1": (15.0, 15.0), "b2": (16.5, 15.0)}), hidden={"a2"}
     )
     assert not quiet.vanished  # known to be under a hand: not a desync
+
+
+ROW = {
+    "format": "tablesight-scene/1",
+    "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
+    "models": [{"id": f"a{k}", "unit": "a", "base": "32", "x": 5.0 + 1.5 * k, "y": 5.0} for k in range(1, 5)]
+    + [{"id": f"b{k}", "unit": "b", "base": "32", "x": 5.0 + 1.5 * k, "y": 8.0} for k in range(1, 5)],
+}
+
+
+def row_dets(shift_in: float, skip: frozenset[str] = frozenset(), **misread: str) -> list[dict[str, object]]:
+    """Unit a moved ``shift_in`` along x, unit b where it was; ``misread``: id -> the size the camera read."""
+    out = []
+    for m in ROW["models"]:
+        if m["id"] in skip:
+            continue
+        x = m["x"] + (shift_in if m["unit"] == "a" else 0.0)
+        player = "red" if m["unit"] == "a" else "blue"
+        out.append({"x": x, "y": m["y"], "base": misread.get(m["id"], m["base"]), "player": player, "id": m["id"]})
+    return out
+
+
+def test_a_unit_moved_less_than_its_spacing_keeps_every_identity() -> None:
+    # Unit a slides 1.4" along its own row (bases 1.5" apart): each model now stands 0.1" from where its
+    # neighbour stood. Nearest-first matching would swap every id; the unit's common translation does not.
+    tracker = IdentityTracker.from_scene(ROW)
+    dets_ = row_dets(1.4)
+    update = tracker.update(dets_, active_unit="a")
+    assert not update.desync
+    for m in ROW["models"]:
+        want = m["x"] + (1.4 if m["unit"] == "a" else 0.0)
+        assert tracker.models[m["id"]].x == pytest.approx(want)
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
+    assert all(mv.length_in == pytest.approx(1.4) for mv in update.moves)
+
+
+def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
+    # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
+    tracker = IdentityTracker.from_scene(ROW)
+    dets_ = row_dets(4.0, a3="28.5")
+    dets_[2]["player"] = "blue"
+    update = tracker.update(dets_, active_unit="a")
+    assert tracker.models["a3"].x == pytest.approx(5.0 + 4.5 + 4.0)
+    assert not update.vanished and not update.unexplained
+    # ... but a piece of a very different size is not the same model.
+    tracker = IdentityTracker.from_scene(ROW)
+    update = tracker.update(row_dets(4.0, a3="60x35"), active_unit="a")
+    assert update.vanished == ("a3",) and len(update.unexplained) == 1
+
+
+def test_a_model_not_seen_after_its_unit_moved_is_picked_up_again_beside_it() -> None:
+    tracker = IdentityTracker.from_scene(ROW)
+    update = tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")
+    assert update.vanished == ("a2",) and tracker.models["a2"].x == 8.0  # left where it was, and said so
+    update = tracker.update(row_dets(4.0), active_unit="b")  # a later frame, b activated but stayed
+    assert not update.desync
+    assert tracker.models["a2"].x == pytest.approx(12.0)
+    assert any(mv.model == "a2" for mv in update.moves)
 
 
 def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -> None:

@@ -258,6 +258,12 @@ def test_a_model_not_seen_after_its_unit_moved_is_picked_up_again_beside_it() ->
     assert not update.desync
     assert tracker.models["a2"].x == pytest.approx(12.0)
     assert any(mv.model == "a2" for mv in update.moves)
+    # Two free pieces near the unit: the lost model takes the one beside its unit-mates, not the other.
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")
+    stray = {"x": 16.5, "y": 7.2, "base": "32", "player": "red"}  # 2.7" from a4; the gap at x=12 is 1.5" from a1 and a3
+    update = tracker.update([stray, *row_dets(4.0)], active_unit="b")
+    assert tracker.models["a2"].x == pytest.approx(12.0) and update.unexplained == (0,)
 
 
 def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -> None:

@@ -123,13 +123,12 @@ class IdentityTracker:
         for m in self.models.values():
             if m.lost and m.id not in matched:
                 mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
-                options = sorted(
-                    (_cost(m, d, d["x"], d["y"]), j)
-                    for j, d in enumerate(detections)
-                    if j not in used
-                    and _size_cost(m.base, str(d["base"])) is not None
-                    and any(math.hypot(d["x"] - o.x, d["y"] - o.y) <= REACQUIRE_IN for o in mates)
-                )
+                options = []
+                for j, d in enumerate(detections):
+                    beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
+                    if j not in used and beside <= REACQUIRE_IN and _size_cost(m.base, str(d["base"])) is not None:
+                        options.append((_cost(m, d, d["x"], d["y"]) + beside, j))  # the piece closest to its unit
+                options.sort()
                 if options:
                     matched[m.id] = options[0][1]
                     used.add(options[0][1])

@@ -32,6 +32,8 @@ from vision.synth.table import render_table
 
 GAME = "grinding-annihilation"
 IDENTITY_RADIUS_IN = 0.25  # a tracked model is right if its id sits within this of that model's true place
+# (that mixes identity with how well the piece was measured: a crowded base measured 0.3" off counts as
+# lost; so the script also reports identity alone, the id on the model's own piece)
 
 
 def legal(
@@ -124,7 +126,8 @@ def main() -> None:
     gate.update(first.empty)
     tracker: IdentityTracker | None = None
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
-    model_frames = right = 0
+    model_frames = right = same_piece = 0
+    radius_of = {m["id"]: base_semi_axes_in(m["base"])[1] for m in scene["models"]}
     false_updates = hand_frames = 0
     recorded: list[dict[str, Any]] = []
     expected: list[tuple[str, float]] = []
@@ -156,13 +159,16 @@ def main() -> None:
         recorded.extend(h for h in tracker.history[len(recorded) :] if h.get("event") == "move")
 
     def score() -> None:
-        nonlocal model_frames, right
+        nonlocal model_frames, right, same_piece
         if tracker is None:
             return
         for mid, (x, y) in truth.items():
             model_frames += 1
             tracked = tracker.models.get(mid)
             right += tracked is not None and math.hypot(tracked.x - x, tracked.y - y) <= IDENTITY_RADIUS_IN
+            if tracked is not None:  # the piece under the id is that model's (nearest, within its radius)
+                nearest = min(truth, key=lambda k: math.hypot(truth[k][0] - tracked.x, truth[k][1] - tracked.y))
+                same_piece += nearest == mid and math.hypot(tracked.x - x, tracked.y - y) <= radius_of[mid]
 
     def show(photo: np.ndarray, active: str | None, hand: bool) -> None:
         nonlocal false_updates, hand_frames
@@ -199,7 +205,11 @@ def main() -> None:
         errors.append(abs(pending.pop(k)["length_in"] - length))
     print(f"identity kept: {right}/{model_frames} model-frames = {right / max(model_frames, 1):.2%} (target >= 99.5%)")
     print(
-        f"  of which at settled frames (after each update; while hands are over the table or the table is not yet "
+        f"  identity alone (the id sits on that model's own piece, within its radius, however well that piece "
+        f"is measured): {same_piece}/{model_frames} = {same_piece / max(model_frames, 1):.2%}"
+    )
+    print(
+        f"  within 0.25\" at settled frames only (after each update; while hands are over the table or the table is not yet "
         f"still the gate rightly holds the last scene): {settled_counts[1]}/{settled_counts[0]} = "
         f"{settled_counts[1] / max(settled_counts[0], 1):.2%}"
     )

@@ -250,6 +250,26 @@ def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     assert update.vanished == ("a3",) and len(update.unexplained) == 1
 
 
+def test_one_model_seen_of_two_alike_is_uncertain_not_a_silent_guess() -> None:
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "a", "player": "red"}],
+        "models": [
+            {"id": "a1", "unit": "a", "base": "32", "x": 5.0, "y": 5.0},
+            {"id": "a2", "unit": "a", "base": "32", "x": 8.0, "y": 5.0},
+        ],
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    update = tracker.update([{"x": 6.0, "y": 9.0, "base": "32", "player": "red"}], active_unit="a")
+    assert len(update.uncertain) == 1 and len(update.vanished) == 1
+    assert any("identity uncertain" in m for m in update.messages)
+    # Both seen: the unit's translation decides, nothing is uncertain.
+    tracker = IdentityTracker.from_scene(scene)
+    both = [{"x": 6.0, "y": 9.0, "base": "32", "player": "red"}, {"x": 9.0, "y": 9.0, "base": "32", "player": "red"}]
+    update = tracker.update(both, active_unit="a")
+    assert update.uncertain == () and tracker.models["a1"].x == 6.0 and tracker.models["a2"].x == 9.0
+
+
 def test_a_model_not_seen_after_its_unit_moved_is_picked_up_again_beside_it() -> None:
     tracker = IdentityTracker.from_scene(ROW)
     update = tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")

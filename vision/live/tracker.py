@@ -197,6 +197,14 @@ class IdentityTracker:
         residual = np.where(near <= GROUP_TOLERANCE_IN, near, 0.0).sum(axis=1)
         best = int(np.lexsort((residual, -placed))[0])  # most models placed, then the tightest fit
         dx, dy = (float(v) for v in shifts[best])
+        # Another translation that places as many models as well (one model seen of two alike, say):
+        # which model is which cannot be told, and the scene says so.
+        rivals = (
+            (placed == placed[best])
+            & (residual - residual[best] < AMBIGUOUS_IN)
+            & (np.hypot(shifts[:, 0] - dx, shifts[:, 1] - dy) > GROUP_TOLERANCE_IN)
+        )
+        undecided = bool(rivals.any())
         pairs = []
         for m in members:
             for j in free:
@@ -208,8 +216,8 @@ class IdentityTracker:
         for cost, mid, j in pairs:
             if mid in matched or j in used:
                 continue
-            rivals = [c for c, other, k in pairs if k == j and other != mid and other not in matched]
-            if rivals and min(rivals) - cost < AMBIGUOUS_IN:
+            rival_costs = [c for c, other, k in pairs if k == j and other != mid and other not in matched]
+            if undecided or (rival_costs and min(rival_costs) - cost < AMBIGUOUS_IN):
                 uncertain.append(mid)
             matched[mid] = j
             used.add(j)

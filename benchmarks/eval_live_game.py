@@ -209,7 +209,7 @@ def main() -> None:
         f"is measured): {same_piece}/{model_frames} = {same_piece / max(model_frames, 1):.2%}"
     )
     print(
-        f"  within 0.25\" at settled frames only (after each update; while hands are over the table or the table is not yet "
+        f'  within 0.25" at settled frames only (after each update; while hands are over the table or the table is not yet '
         f"still the gate rightly holds the last scene): {settled_counts[1]}/{settled_counts[0]} = "
         f"{settled_counts[1] / max(settled_counts[0], 1):.2%}"
     )

@@ -2,7 +2,8 @@
 
 Found once per table, on the empty-table frame: the learned detector proposes a
 box per piece; inside it (a margin around), GrabCut separates the piece from the
-mat by colour, and the largest region's outline, simplified, is the footprint.
+mat by colour, the piece's cast shadow (the mat's colour, darker) is given back
+to the mat, and the largest region's outline, simplified, is the footprint.
 Its rule category (blocking, woods, ...) is the players' to give. Tall pieces
 are seen with their walls leaning away from the camera, so their region reaches
 past the footprint on the far side: the outline is the piece as seen. Given the
@@ -26,6 +27,9 @@ SEGMENT_PX_PER_IN = 20.0
 MARGIN_IN = 0.6  # mat around the box, for GrabCut's background model
 SIMPLIFY_IN = 0.08  # outline simplification tolerance
 MIN_AREA_IN2 = 1.0
+MAX_SHADOW_SHARE = 0.4  # more "shadow" than this in a region: the piece itself is mat-coloured, keep it
+SHADOW_RATIO = (0.35, 0.93)  # a shadow darkens every channel of the mat to within this share of it
+SHADOW_CHROMA = 1.18  # ... by about the same share (max/min ratio across channels): the mat's colour
 
 
 def terrain_footprints(detector: LearnedDetector, empty: Image, frame: TableFrame) -> list[shapely.Polygon]:
@@ -61,6 +65,12 @@ def _segment(patch: Image, box_px: tuple[float, float, float, float]) -> shapely
     cv2.setRNGSeed(0)  # GrabCut's GMM initialisation: the same answer every time
     cv2.grabCut(patch, mask, (bx0, by0, bx1 - bx0, by1 - by0), bgd, fgd, 4, cv2.GC_INIT_WITH_RECT)
     fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8) * 255
+    # GrabCut takes the piece's cast shadow for part of it (darker than the mat, unlike it). A shadow is
+    # the mat's own colour, darker: dropped, unless it would be much of the region (a piece that is
+    # a darker shade of the mat).
+    shade = _shadow(patch, fg == 0) & (fg > 0)
+    if shade.sum() < MAX_SHADOW_SHARE * (fg > 0).sum():
+        fg[shade] = 0
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
@@ -94,3 +104,14 @@ def footprint_under(seen: shapely.Polygon, wall_height_in: float, frame: TableFr
         parts = [g for g in getattr(foot, "geoms", []) if isinstance(g, shapely.Polygon)]
         foot = max(parts, key=lambda g: g.area) if parts else shapely.Polygon()
     return foot if isinstance(foot, shapely.Polygon) else shapely.Polygon()
+
+
+def _shadow(patch: Image, mat: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Pixels that are the mat in shadow: the mat's colour, every channel darkened by about the same share."""
+    if mat.sum() < 50:
+        return np.zeros(mat.shape, bool)
+    smooth = cv2.GaussianBlur(patch, (0, 0), 1.5).astype(np.float32)
+    ref = np.median(smooth[mat], axis=0) + 1.0
+    ratio = (smooth + 1.0) / ref
+    lo, hi = ratio.min(axis=2), ratio.max(axis=2)
+    return (hi <= SHADOW_RATIO[1]) & (lo >= SHADOW_RATIO[0]) & (hi / lo <= SHADOW_CHROMA)

@@ -69,3 +69,26 @@ def test_footprint_under_recovers_the_foot_of_any_prism() -> None:
         else:  # mat inside an L that walls lean over cannot be seen, and counts as foot
             assert foot.intersection(found).area / foot.union(found).area >= 0.9, (cx, cy, height)
     assert footprint_under(foot, 0.0, frame) is foot  # no walls, nothing to take out
+
+
+def test_a_pieces_cast_shadow_is_given_back_to_the_mat() -> None:
+    # A 3"x2" piece at 20 px/in on a mottled green mat, its shadow falling 0.4" to the right and below
+    # (the mat darkened to 60 %): the outline is the piece, not the piece and its shadow.
+    from vision.terrain import SEGMENT_PX_PER_IN, _segment
+
+    ppi = SEGMENT_PX_PER_IN
+    rng = np.random.default_rng(5)
+    h, w = int(4.4 * ppi), int(5.4 * ppi)
+    mat = np.empty((h, w, 3), np.float32)
+    mat[:] = (60, 140, 70)
+    mat += rng.normal(0, 6, (h, w, 1))
+    x0, y0, x1, y1 = (int(v * ppi) for v in (1.0, 1.0, 4.0, 3.0))
+    shift = int(0.4 * ppi)
+    mat[y0 + shift : y1 + shift, x0 + shift : x1 + shift] *= 0.6  # the shadow
+    mat[y0:y1, x0:x1] = (150, 120, 170)  # the piece on top
+    patch = np.clip(mat, 0, 255).astype(np.uint8)
+    box = (x0 - 2, y0 - 2, x1 + shift + 2, y1 + shift + 2)  # the detector's box takes the shadow in too
+    found = _segment(patch, box)
+    assert found is not None
+    piece = shapely.box(x0, y0, x1, y1)
+    assert piece.intersection(found).area / piece.union(found).area >= 0.93

@@ -427,8 +427,29 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
         from vision.training.commands import train_detector  # training code: only in this command
     except ImportError as error:
         raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+    from vision.synth.table import GAMES
+
+    games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+    unknown = [g for g in games if g not in GAMES]
+    if unknown:
+        raise ValueError(f"--games: unknown game {unknown[0]!r} (known: {', '.join(GAMES)})")
+    if args.weights and not Path(args.weights).is_file():
+        raise ValueError(
+            f"--from {args.weights}: no such weights file (a trained .pt, e.g. vision/models/bases-yolo11n.pt)"
+        )
     result = train_detector(
-        args.out, args.tables, args.seed, args.epochs, args.imgsz, args.batch, args.device, args.resume, ship=args.ship
+        args.out,
+        args.tables,
+        args.seed,
+        args.epochs,
+        args.imgsz,
+        args.batch,
+        args.device,
+        args.resume,
+        ship=args.ship,
+        weights=args.weights,
+        lr0=args.lr0,
+        games=games,
     )
     _emit(args, result, f"model {result['onnx']} (card {result['card']})")
     return 0
@@ -757,6 +778,18 @@ def build_parser() -> argparse.ArgumentParser:
     td.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
     td.add_argument("--resume", action="store_true", help="go on from the last checkpoint in OUT")
     td.add_argument("--ship", action="store_true", help="install the result as the shipped model")
+    td.add_argument(
+        "--from",
+        dest="weights",
+        default=None,
+        help="fine-tune these weights (.pt, e.g. vision/models/bases-yolo11n.pt) instead of training from scratch",
+    )
+    td.add_argument("--lr0", type=float, default=0.002, help="AdamW learning rate when fine-tuning (--from)")
+    td.add_argument(
+        "--games",
+        default="focal-point,grinding-annihilation,miniature-skirmish,onefinity",
+        help="comma list of the games whose tables are rendered",
+    )
     td.set_defaults(run=cmd_train_detector)
 
     ad = add("adapt", "fine-tune the shipped detector on frames the players confirmed (train extra; CPU, minutes)")

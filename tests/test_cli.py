@@ -282,3 +282,13 @@ def test_find_terrain_and_analyze_with_it(capsys: pytest.CaptureFixture[str], tm
     bad = tmp_path / "bad.json"
     bad.write_text('[{"id": 1}]')
     assert "expected" in run(capsys, "analyze", photo, "--lens", lens, "--terrain", str(bad))[2]
+
+
+def test_train_detector_names_a_missing_weights_file_and_an_unknown_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    code, _, err = run(capsys, "train-detector", str(tmp_path / "run"), "--from", str(tmp_path / "missing.pt"))
+    assert code != 0 and "--from" in err and "missing.pt" in err and "no such weights file" in err
+    code, _, err = run(capsys, "train-detector", str(tmp_path / "run"), "--games", "focal-point,chess")
+    assert code != 0 and "unknown game 'chess'" in err
+    assert not (tmp_path / "run").exists()  # nothing rendered or trained before the arguments were checked

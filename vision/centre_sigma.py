@@ -18,13 +18,13 @@ from geometry.shapes import MM_PER_IN
 
 # measured_by -> per-axis 1-sigma in mm (see the module docstring for the command and docs/vision.md).
 CENTRE_SIGMA_MM = {
-    # learned detector: 40 tables, seed 6000 (pieces: 68, 232, 102, 7, 157)
-    "outline": 0.7,  # the base's outline fitted around the network's box, with strong support
-    "outline, weak": 2.15,  # fitted, but on little of the outline (figures hide it): heavy tails
-    "box": 2.8,  # the network's box only (the outline disagreed or was hidden)
-    "oval": 2.5,  # few ovals measured (7): a cautious figure
-    "marker outline": 1.05,  # an objective marker's circle fitted in the photo
-    "marker box": 1.05,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)
+    # learned detector (the model of 2026-11-22): 40 tables, seed 6000 (pieces: 142, 201, 83, 29, 3, 155)
+    "outline": 0.6,  # the base's outline fitted around the network's box, with strong support
+    "outline, weak": 2.0,  # fitted, but on little of the outline (figures hide it): heavy tails
+    "box": 1.7,  # the network's box only (the outline disagreed or was hidden)
+    "oval": 1.85,  # an oval's box and blob ellipse
+    "marker outline": 2.65,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)
+    "marker box": 0.6,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)
     # classical detector: 40 tables, seed 6000 (pieces: 57, 219, 74, 143)
     "circle": 0.55,  # a circle fitted on 90 % or more of the outline
     "circle, weak": 2.35,  # on less of it (a figure or a neighbour hides the rest)

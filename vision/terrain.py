@@ -19,7 +19,7 @@ import numpy.typing as npt
 import shapely
 import shapely.affinity
 
-from calibration.table_frame import TableFrame
+from calibration.table_frame import CalibrationError, TableFrame
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, LearnedDetector
 
 Image = npt.NDArray[np.uint8]
@@ -27,6 +27,7 @@ SEGMENT_PX_PER_IN = 20.0
 MARGIN_IN = 0.6  # mat around the box, for GrabCut's background model
 SIMPLIFY_IN = 0.08  # outline simplification tolerance
 MIN_AREA_IN2 = 1.0
+LEAN_HEIGHT_IN = 5.0  # walls this tall (most terrain is lower): measured 87.2 % at IoU >= 0.9 vs 83.8 % with 3"
 MAX_SHADOW_SHARE = 0.4  # more "shadow" than this in a region: the piece itself is mat-coloured, keep it
 SHADOW_RATIO = (0.35, 0.93)  # a shadow darkens every channel of the mat to within this share of it
 SHADOW_CHROMA = 1.18  # ... by about the same share (max/min ratio across channels): the mat's colour
@@ -39,6 +40,7 @@ def terrain_footprints(detector: LearnedDetector, empty: Image, frame: TableFram
     width_in, depth_in = frame.layout.width_in, frame.layout.depth_in
     found: list[shapely.Polygon] = []
     for box in boxes[cls == CLASSES.index("terrain")] / DETECT_PX_PER_IN:
+        box = _with_lean(box, frame)
         x0, y0 = max(box[0] - MARGIN_IN, 0.0), max(box[1] - MARGIN_IN, 0.0)
         x1, y1 = min(box[2] + MARGIN_IN, width_in), min(box[3] + MARGIN_IN, depth_in)
         ppi = SEGMENT_PX_PER_IN
@@ -115,3 +117,15 @@ def _shadow(patch: Image, mat: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     ratio = (smooth + 1.0) / ref
     lo, hi = ratio.min(axis=2), ratio.max(axis=2)
     return (hi <= SHADOW_RATIO[1]) & (lo >= SHADOW_RATIO[0]) & (hi / lo <= SHADOW_CHROMA)
+
+
+def _with_lean(box_in: npt.NDArray[np.float64], frame: TableFrame) -> npt.NDArray[np.float64]:
+    """The box grown to where walls up to LEAN_HEIGHT_IN tall on it would be seen (the detector boxes the
+    foot; the walls lean away from the camera, and GrabCut must see all of the piece to cut it whole)."""
+    corners = np.array([[box_in[0], box_in[1]], [box_in[2], box_in[1]], [box_in[2], box_in[3]], [box_in[0], box_in[3]]])
+    try:
+        leaned = frame.image_to_table(frame.table_to_image(corners, LEAN_HEIGHT_IN))
+    except CalibrationError:  # no camera pose: nothing to grow by
+        return box_in
+    pts = np.r_[corners, leaned]
+    return np.array([pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max()])

@@ -429,7 +429,7 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
         raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
     from vision.synth.table import GAMES
 
-    games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+    games = tuple(g.strip() for g in args.games.split(",") if g.strip()) if args.games else ()
     unknown = [g for g in games if g not in GAMES]
     if unknown:
         raise ValueError(f"--games: unknown game {unknown[0]!r} (known: {', '.join(GAMES)})")
@@ -437,6 +437,11 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--from {args.weights}: no such weights file (a trained .pt, e.g. vision/models/bases-yolo11n.pt)"
         )
+    tuning: dict[str, Any] = {}  # what is not given keeps train_detector's own defaults
+    if args.lr0 is not None:
+        tuning["lr0"] = args.lr0
+    if games:
+        tuning["games"] = games
     result = train_detector(
         args.out,
         args.tables,
@@ -448,8 +453,7 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
         args.resume,
         ship=args.ship,
         weights=args.weights,
-        lr0=args.lr0,
-        games=games,
+        **tuning,
     )
     _emit(args, result, f"model {result['onnx']} (card {result['card']})")
     return 0
@@ -784,11 +788,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="fine-tune these weights (.pt, e.g. vision/models/bases-yolo11n.pt) instead of training from scratch",
     )
-    td.add_argument("--lr0", type=float, default=0.002, help="AdamW learning rate when fine-tuning (--from)")
+    td.add_argument("--lr0", type=float, default=None, help="AdamW learning rate when fine-tuning (--from; 0.002)")
     td.add_argument(
-        "--games",
-        default="focal-point,grinding-annihilation,miniature-skirmish,onefinity",
-        help="comma list of the games whose tables are rendered",
+        "--games", default=None, help="comma list of the games whose tables are rendered (default: all four)"
     )
     td.set_defaults(run=cmd_train_detector)
 

@@ -132,13 +132,12 @@ class IdentityTracker:
                 if options:
                     matched[m.id] = options[0][1]
                     used.add(options[0][1])
-                    m.lost = False
                     if len(options) > 1 and options[1][0] - options[0][0] < AMBIGUOUS_IN:
                         uncertain.append(m.id)
         moves = []
         for mid, j in matched.items():
-            self.models[mid].lost = False
             m = self.models[mid]
+            m.lost = False
             d = detections[j]
             if math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"]))))

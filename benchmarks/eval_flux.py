@@ -1,6 +1,7 @@
 """How well tablesight reads held-out rendered Flux tables: cards found, owners, pool values, Life Tokens.
 
-    python benchmarks/eval_flux.py [--sessions 25] [--photos 4] [--seed 9000] [--tokens-only]
+    python benchmarks/eval_flux.py [--sessions 25] [--photos 4] [--seed 9000] [--finder auto|learned|classical]
+                                   [--tokens-only] [--cache DIR]
 
 Each session is one game (designs, mat, light, camera fixed): the designs are
 registered from its photo 0 (``register_designs``), then photos 1..N are read.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -23,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from calibration.table_frame import calibrate  # noqa: E402
 from vision.flux.designs import DesignError  # noqa: E402
-from vision.flux.read import count_life_tokens, read_flux_table, register_designs  # noqa: E402
-from vision.synth.flux_table import VISIBLE_ENOUGH, render_flux_table  # noqa: E402
+from vision.flux.read import CARD_FINDERS, count_life_tokens, read_flux_table, register_designs  # noqa: E402
+from vision.synth.flux_table import VISIBLE_ENOUGH, FluxPhoto, render_flux_table  # noqa: E402
 from vision.synth.table import webcam_lens  # noqa: E402
 
 MATCH_IN = 0.3
@@ -36,26 +38,39 @@ def main() -> int:
     ap.add_argument("--photos", type=int, default=4)
     ap.add_argument("--seed", type=int, default=9000, help="first session seed (the tests use seeds below 100)")
     ap.add_argument("--tokens-only", action="store_true", help="count Life Tokens only (a minute, not twenty)")
+    ap.add_argument("--finder", default="auto", choices=CARD_FINDERS, help="how cards are found")
+    ap.add_argument("--cache", type=Path, help="keep the rendered photos here (renders are half the run)")
     args = ap.parse_args()
     lens = webcam_lens(0)
     n = {"visible": 0, "found": 0, "false": 0, "owner_asked": 0, "owner_right": 0, "owner_wrong": 0, "owner_unsure": 0}
-    n.update({"pool_photos": 0, "pool_exact": 0, "pools": 0, "pools_exact": 0, "tokens": 0, "tokens_exact": 0})
+    n.update(
+        {
+            "pool_cards": 0,
+            "pool_cards_found": 0,
+            "pool_photos": 0,
+            "pool_exact": 0,
+            "pools": 0,
+            "pools_exact": 0,
+            "tokens": 0,
+            "tokens_exact": 0,
+        }
+    )
     by_tag: dict[str, list[int]] = {}
     seconds = []
     if args.tokens_only:
         return tokens_only(args, lens)
     for s in range(args.seed, args.seed + args.sessions):
-        reg = render_flux_table(s, 0)
+        reg = rendered(s, 0, args.cache)
         try:
-            designs = register_designs(reg.image, calibrate(reg.image, reg.layout, lens), reg.flux_layout)
+            designs = register_designs(reg.image, calibrate(reg.image, reg.layout, lens), reg.flux_layout, args.finder)
         except DesignError as error:
             print(f"session {s}: registration failed: {error}")
             continue
         for ph in range(1, args.photos + 1):
-            photo = render_flux_table(s, ph)
+            photo = rendered(s, ph, args.cache)
             t0 = time.perf_counter()
             reading = read_flux_table(
-                photo.image, calibrate(photo.image, photo.layout, lens), photo.flux_layout, designs
+                photo.image, calibrate(photo.image, photo.layout, lens), photo.flux_layout, designs, args.finder
             )
             seconds.append(time.perf_counter() - t0)
             truth = photo.truth["cards"]
@@ -83,6 +98,9 @@ def main() -> int:
             visible = [j for j, t in enumerate(truth) if t["visible_fraction"] >= VISIBLE_ENOUGH]
             n["visible"] += len(visible)
             n["found"] += sum(1 for j in visible if j in used)
+            in_pools = [j for j in visible if truth[j]["zone"].endswith(" pool")]
+            n["pool_cards"] += len(in_pools)
+            n["pool_cards_found"] += sum(1 for j in in_pools if j in used)
             exact_all = True
             for p, designs_true in photo.truth["pools"].items():
                 own = sum(1 for d in designs_true if d == p)
@@ -108,6 +126,7 @@ def main() -> int:
         "photos": n["pool_photos"],
         "visible_cards": n["visible"],
         "card_recall_pct": pct(n["found"], n["visible"]),
+        "pool_card_recall_pct": pct(n["pool_cards_found"], n["pool_cards"]),
         "false_cards": n["false"],
         "owner_right_pct": pct(n["owner_right"], n["owner_asked"]),
         "owner_wrong_pct": pct(n["owner_wrong"], n["owner_asked"]),
@@ -123,6 +142,20 @@ def main() -> int:
         print(f"{k:32s} {v}")
     print(json.dumps(result))
     return 0
+
+
+def rendered(session: int, photo: int, cache: Path | None) -> FluxPhoto:
+    """``render_flux_table``, kept in ``cache`` when one is given."""
+    if cache is None:
+        return render_flux_table(session, photo)
+    path = cache / f"{session}_{photo}.pkl"
+    if path.exists():
+        loaded: FluxPhoto = pickle.loads(path.read_bytes())
+        return loaded
+    shot = render_flux_table(session, photo)
+    cache.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(shot))
+    return shot
 
 
 def tokens_only(args: argparse.Namespace, lens: Any) -> int:

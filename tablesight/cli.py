@@ -459,6 +459,26 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train_card_finder(args: argparse.Namespace) -> int:
+    try:
+        from vision.training.commands import train_card_finder  # training code: only in this command
+    except ImportError as error:
+        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+    result = train_card_finder(
+        args.out,
+        args.sessions,
+        args.seed,
+        args.epochs,
+        args.imgsz,
+        args.batch,
+        args.device,
+        args.resume,
+        ship=args.ship,
+    )
+    _emit(args, result, f"card model {result['onnx']} (card {result['card']})")
+    return 0
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.live.sources import open_source
     from vision.live.watch import watch
@@ -542,7 +562,7 @@ def _flux_from_photo(args: argparse.Namespace) -> int:
     layout = _flux_layout_for(args)
     frame = calibrate(image, _layout_for(args), _lens_for(args))
     if args.flux_command == "register":
-        designs = register_designs(image, frame, layout)
+        designs = register_designs(image, frame, layout, args.cards)
         designs.save(args.designs)
         counts = ", ".join(f"{p}: {look.pixels} px of card" for p, look in designs.looks.items())
         _emit(
@@ -551,7 +571,7 @@ def _flux_from_photo(args: argparse.Namespace) -> int:
             f"registered {counts}; saved {args.designs}",
         )
         return 0
-    reading = read_flux_table(image, frame, layout, Designs.load(args.designs))
+    reading = read_flux_table(image, frame, layout, Designs.load(args.designs), args.cards)
     if args.flux_command == "pool":
         lines = []
         for p, pool in reading.pools.items():
@@ -794,6 +814,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     td.set_defaults(run=cmd_train_detector)
 
+    tc = add("train-card-finder", "render Flux tables, train the oriented-box card finder, export ONNX (train extra)")
+    tc.add_argument("out", help="working folder: data/, run/, the ONNX model and its card")
+    tc.add_argument("--sessions", type=int, default=140, help="rendered Flux sessions (2-3 photos each)")
+    tc.add_argument("--seed", type=int, default=20_000)
+    tc.add_argument("--epochs", type=int, default=40)
+    tc.add_argument("--imgsz", type=int, default=320)
+    tc.add_argument("--batch", type=int, default=16)
+    tc.add_argument("--device", default="cpu", help="cpu, or a GPU index such as 0")
+    tc.add_argument("--resume", action="store_true", help="go on from the last checkpoint in OUT")
+    tc.add_argument("--ship", action="store_true", help="install the result as the shipped card model")
+    tc.set_defaults(run=cmd_train_card_finder)
+
     ad = add("adapt", "fine-tune the shipped detector on frames the players confirmed (train extra; CPU, minutes)")
     ad.add_argument("folder", help="NAME.jpg + NAME.scene.json pairs (and lens.json if the lens was calibrated)")
     ad.add_argument("--out", default="adapted-detector")
@@ -865,6 +897,12 @@ def build_parser() -> argparse.ArgumentParser:
             "--flux-layout", default=None, help="zones file (default: pools along the near and far edges)"
         )
         command.add_argument("--designs", default="flux-designs.json", help="registered designs (written by register)")
+        command.add_argument(
+            "--cards",
+            default="auto",
+            choices=["auto", "learned", "classical"],
+            help="how cards are found: the learned card model, the edge vote, or auto (learned where shipped)",
+        )
     for command in (deck_cmd, pay_cmd, burn_cmd, reg_cmd, pool_cmd, can_cmd):
         command.add_argument("--json", action="store_true", help="print JSON for other programs")
     fx.set_defaults(run=cmd_flux)

@@ -14,6 +14,9 @@ import numpy as np
 
 from calibration.table_frame import calibrate
 from vision.detect_learned import LearnedDetector
+from vision.flux.cards_learned import CARD_PX_PER_IN, LearnedCardFinder
+from vision.flux.layout import CARD_H_IN, CARD_W_IN
+from vision.synth.flux_table import render_flux_table
 from vision.synth.table import render_table, webcam_lens
 
 TABLESIGHT = str(Path(sys.executable).parent / "tablesight")
@@ -55,3 +58,26 @@ def test_train_export_run_with_cv2_dnn_then_adapt(tmp_path: Path) -> None:
     out = run("adapt", str(confirmed), "--out", str(tmp_path / "adapted"), "--epochs", "1", cwd=tmp_path)
     assert "adapted on 1 confirmed frames" in out and "skipped broken.jpg: not a readable image" in out
     LearnedDetector(tmp_path / "adapted" / "adapted.onnx").boxes(top)
+
+
+def test_train_card_finder_export_and_run_with_cv2_dnn(tmp_path: Path) -> None:
+    """The Flux card finder's training path, small: render 2 sessions, one epoch, ONNX, cv2.dnn, read."""
+    out = run(
+        "train-card-finder", str(tmp_path / "cards"), "--sessions", "2", "--epochs", "1", "--batch", "4", cwd=tmp_path
+    )
+    onnx = tmp_path / "cards" / "cards-yolo11n-obb.onnx"
+    assert "card model" in out and onnx.is_file() and onnx.with_suffix(".pt").is_file()
+    card = json.loads(onnx.with_suffix(".card.json").read_text())
+    assert card["data"]["sessions"] == 2 and card["data"]["photos"] == 5 and card["settings"]["degrees"] == 180.0
+    labels = sorted((tmp_path / "cards" / "data" / "train" / "labels").glob("*.txt"))
+    rows = [line.split() for line in labels[0].read_text().splitlines()]
+    assert rows and all(len(r) == 9 and r[0] == "0" for r in rows)  # class + 4 corners, normalised
+    assert all(0.0 <= float(v) <= 1.0 for r in rows for v in r[1:])
+
+    photo = render_flux_table(3, 1)
+    view = calibrate(photo.image, photo.layout, webcam_lens(0)).rectify(photo.image, CARD_PX_PER_IN * 2)
+    finder = LearnedCardFinder(onnx, score_threshold=0.0)
+    poses, scores = finder.proposals(view, CARD_PX_PER_IN * 2)
+    assert poses.shape == (len(scores), 3) and np.all((poses[:, 2] >= 0) & (poses[:, 2] < 180))
+    found = finder.find(view, CARD_W_IN, CARD_H_IN, CARD_PX_PER_IN * 2)  # an untrained model's cards, in order
+    assert all(0 <= c.visible_area <= 1 and c.corners_in.shape == (4, 2) for c in found)

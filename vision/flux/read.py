@@ -7,7 +7,9 @@ value is then given as a range (too close to call) rather than a guess.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -17,10 +19,12 @@ import numpy.typing as npt
 from calibration.table_frame import TableFrame
 from rules import flux as flux_rules
 from vision.flux.cards import EDGE_MIN, PX_PER_IN, FoundCard, colour_gradients, find_cards
+from vision.flux.cards_learned import DEFAULT_CARD_MODEL, LearnedCardFinder
 from vision.flux.designs import DesignError, Designs, Look, look_of, merge, straighten
 from vision.flux.layout import FluxLayout
 
 SOURCE_ZONES = ("pool", "deck", "discard")  # where the cards are Source cards, so whose design matters
+CARD_FINDERS = ("auto", "learned", "classical")  # auto: the learned model where it is shipped
 
 
 @dataclass
@@ -112,13 +116,24 @@ class FluxReading:
         }
 
 
-def _view_and_cards(image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout) -> list[FoundCard]:
+@functools.lru_cache(maxsize=2)
+def _learned_finder(model_path: Path) -> LearnedCardFinder:
+    return LearnedCardFinder(model_path)
+
+
+def _view_and_cards(
+    image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, finder: str = "auto"
+) -> list[FoundCard]:
+    if finder not in CARD_FINDERS:
+        raise ValueError(f"card finder {finder!r}: choose one of {', '.join(CARD_FINDERS)}")
     view = frame.rectify(image, PX_PER_IN)
     ignore = np.zeros(view.shape[:2], np.uint8)
     for m in frame.layout.markers:  # the kit's markers (and their paper): no card lies there
         r = (m.size_in / 2 + 0.3) * PX_PER_IN
         cx, cy = m.x_in * PX_PER_IN, m.y_in * PX_PER_IN
         cv2.rectangle(ignore, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1, -1)
+    if finder == "learned" or (finder == "auto" and LearnedCardFinder.available()):
+        return _learned_finder(DEFAULT_CARD_MODEL).find(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
     return find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
 
 
@@ -130,9 +145,12 @@ def _looks(image: npt.NDArray[np.uint8], frame: TableFrame, found: list[FoundCar
     return out
 
 
-def register_designs(image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout) -> Designs:
-    """Each player's design from a photo in which each player's pool holds only cards of their own design."""
-    found = _view_and_cards(image, frame, layout)
+def register_designs(
+    image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, finder: str = "auto"
+) -> Designs:
+    """Each player's design from a photo in which each player's pool holds only cards of their own design.
+    ``finder``: how cards are found (``CARD_FINDERS``)."""
+    found = _view_and_cards(image, frame, layout, finder)
     looks = _looks(image, frame, found)
     by_player: dict[str, list[Look]] = {p: [] for p in layout.players}
     for card, look in zip(found, looks, strict=True):
@@ -203,9 +221,10 @@ def count_life_tokens(image: npt.NDArray[np.uint8], frame: TableFrame, layout: F
 
 
 def read_flux_table(
-    image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, designs: Designs
+    image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, designs: Designs, finder: str = "auto"
 ) -> FluxReading:
-    found = _view_and_cards(image, frame, layout)
+    """Cards, their owners and zones, each pool's Source, Life Tokens. ``finder``: ``CARD_FINDERS``."""
+    found = _view_and_cards(image, frame, layout, finder)
     looks = _looks(image, frame, found)
     cards = []
     for card, look in zip(found, looks, strict=True):

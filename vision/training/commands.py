@@ -109,3 +109,67 @@ def train_detector(
         for path in (onnx, onnx.with_suffix(".pt"), card):
             shutil.copyfile(path, DEFAULT_MODEL.parent / path.name)
     return {"onnx": str(onnx), "weights": str(best), "card": str(card), "data": data}
+
+
+CARD_MODEL_YAML = Path(__file__).parent / "yolo11n-obb-cards.yaml"
+CARD_AUGMENT = {"degrees": 180.0}  # cards lie at any turn (the bases' detector is kept upright)
+
+
+def train_card_finder(
+    out: str | Path,
+    sessions: int = 140,
+    seed: int = 20_000,
+    epochs: int = 40,
+    imgsz: int = 320,
+    batch: int = 16,
+    device: str = "cpu",
+    resume: bool = False,
+    workers: int = 2,
+    ship: bool = False,
+) -> dict[str, Any]:
+    """Render Flux sessions (once), train the oriented-box card finder from scratch (or resume),
+    export ONNX, write its card; ``ship`` installs it as ``vision/models/cards-yolo11n-obb.onnx``."""
+    from vision.flux.cards_learned import CARD_CLASSES, CARD_PX_PER_IN, DEFAULT_CARD_MODEL
+    from vision.training.cards_dataset import export_card_dataset
+
+    root = Path(out).resolve()
+    data_dir = root / "data"
+    summary_file = data_dir / "dataset.json"
+    if summary_file.exists():
+        data = json.loads(summary_file.read_text(encoding="utf-8"))
+    else:
+        data = export_card_dataset(data_dir, sessions, seed, workers=workers)
+    settings: dict[str, Any] = {"epochs": epochs, "imgsz": imgsz, "batch": batch, "device": device, "seed": 0}
+    settings.update(CARD_AUGMENT)
+    best = train(
+        data_dir / "data.yaml",
+        root,
+        epochs,
+        imgsz,
+        batch,
+        device,
+        resume,
+        str(CARD_MODEL_YAML),
+        workers=workers,
+        extra=CARD_AUGMENT,
+    )
+    onnx = export_onnx(best, root / DEFAULT_CARD_MODEL.name, root)
+    shutil.copyfile(best, onnx.with_suffix(".pt"))
+    card = {
+        "model": onnx.name,
+        "architecture": f"YOLO11 nano with an oriented-box head ({CARD_MODEL_YAML.name})",
+        "classes": CARD_CLASSES,
+        "input": f"the Flux table's top view at {CARD_PX_PER_IN} px/inch (vision/flux/cards_learned.model_view), "
+        "any size (multiple of 32), RGB 0..1",
+        "output": "(1, 4 + classes + 1, N): cx, cy, w, h in input pixels, class scores, angle (radians); no NMS",
+        "data": data,
+        "settings": settings,
+        "validation": last_metrics(root / "run"),
+        "date": datetime.date.today().isoformat(),
+    }
+    card_path = onnx.with_suffix(".card.json")
+    card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    if ship:
+        for path in (onnx, onnx.with_suffix(".pt"), card_path):
+            shutil.copyfile(path, DEFAULT_CARD_MODEL.parent / path.name)
+    return {"onnx": str(onnx), "weights": str(best), "card": str(card_path), "data": data}

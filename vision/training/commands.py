@@ -35,13 +35,22 @@ def last_metrics(run_dir: Path) -> dict[str, float]:
     return {k: round(float(last[k]), 4) for k in keys if k in last}
 
 
-def write_card(onnx: Path, data: dict[str, Any], settings: dict[str, Any], metrics: dict[str, Any]) -> Path:
+def write_card(
+    onnx: Path,
+    data: dict[str, Any],
+    settings: dict[str, Any],
+    metrics: dict[str, Any],
+    describe: dict[str, Any] | None = None,
+) -> Path:
+    """The model card beside ``onnx``. ``describe``: architecture, classes, input and output of a model
+    other than the bases' detector."""
     card = {
         "model": onnx.name,
         "architecture": "YOLO11 nano, deepest layers capped at 128 channels (vision/training/yolo11n-tablesight.yaml)",
         "classes": CLASSES,
         "input": f"the rectified top-down view at {DETECT_PX_PER_IN} px/inch, any size (multiple of 32), RGB 0..1",
         "output": "(1, 4 + classes, N): cx, cy, w, h in input pixels, then class scores; no NMS inside",
+        **(describe or {}),
         "data": data,
         "settings": settings,
         "validation": metrics,
@@ -155,20 +164,14 @@ def train_card_finder(
     )
     onnx = export_onnx(best, root / DEFAULT_CARD_MODEL.name, root)
     shutil.copyfile(best, onnx.with_suffix(".pt"))
-    card = {
-        "model": onnx.name,
+    describe = {
         "architecture": f"YOLO11 nano with an oriented-box head ({CARD_MODEL_YAML.name})",
         "classes": CARD_CLASSES,
         "input": f"the Flux table's top view at {CARD_PX_PER_IN} px/inch (vision/flux/cards_learned.model_view), "
         "any size (multiple of 32), RGB 0..1",
         "output": "(1, 4 + classes + 1, N): cx, cy, w, h in input pixels, class scores, angle (radians); no NMS",
-        "data": data,
-        "settings": settings,
-        "validation": last_metrics(root / "run"),
-        "date": datetime.date.today().isoformat(),
     }
-    card_path = onnx.with_suffix(".card.json")
-    card_path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    card_path = write_card(onnx, data, settings, last_metrics(root / "run"), describe)
     if ship:
         for path in (onnx, onnx.with_suffix(".pt"), card_path):
             shutil.copyfile(path, DEFAULT_CARD_MODEL.parent / path.name)

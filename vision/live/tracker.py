@@ -30,6 +30,7 @@ SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distan
 TEAM_COST_IN = 0.3  # a detection read in the other team's colour
 SIZE_RATIO_MAX = 1.35  # beyond this ratio of semi-axes a piece is a different piece, whatever else agrees
 GROUP_TOLERANCE_IN = 0.5  # a unit's model lands within this of where the unit's translation puts it
+GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read this far from there
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
 REACQUIRE_IN = 3.0  # a model lost in its unit's move is picked up again this close to a unit-mate
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
@@ -45,6 +46,7 @@ class Tracked:
     y: float
     uncertain: bool = False
     lost: bool = False  # not seen when its unit last moved: may turn up again beside its unit
+    expected: tuple[float, float] | None = None  # where its unit's last move should have put it, while lost
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,11 @@ class TrackUpdate:
 class IdentityTracker:
     models: dict[str, Tracked] = field(default_factory=dict)
     history: list[dict[str, Any]] = field(default_factory=list)
+    # unit -> where its models stood before its last move, and the history entries of that move: a model
+    # not seen then and seen later may show the move was matched wrongly, and it is matched again.
+    last_move: dict[str, tuple[dict[str, tuple[float, float]], list[dict[str, Any]]]] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -91,23 +98,30 @@ class IdentityTracker:
         hidden = hidden or set()
         matched: dict[str, int] = {}
         used: set[int] = set()
+        held: set[str] = set()  # models the rules keep in place this update (not the activated unit)
         # Pieces that stayed put first: cheapest pairs within jitter (the team colour is not needed here).
         # The activated unit is left to the group match: a short move puts its models near each other's places.
+        # When the rules say which unit moves, every other model is still where it was, so any piece within
+        # its own base of it is that model (bases cannot overlap), however badly the piece was measured.
         stay = []
         for m in self.models.values():
             if m.unit == active_unit:
                 continue
+            reach = STAY_IN if active_unit is None else max(STAY_IN, min(base_semi_axes_in(m.base)) + 0.3)
             for j, d in enumerate(detections):
                 dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
                 size = _size_cost(m.base, str(d["base"]))
-                if dist <= STAY_IN and size is not None:
+                if dist <= reach and size is not None:
                     stay.append((dist + size, m.id, j))
         for _, mid, j in sorted(stay):
             if mid not in matched and j not in used:
                 matched[mid] = j
                 used.add(j)
+                if active_unit is not None:
+                    held.add(mid)
         # Then the units that moved, as groups: the activated unit first, or any unit with a model not found.
         uncertain: list[str] = []
+        starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
         unmatched = [m for m in self.models.values() if m.id not in matched]
         units = sorted(
             {m.unit for m in unmatched}, key=lambda u: (u != active_unit, -sum(m.unit == u for m in unmatched), u)
@@ -116,30 +130,43 @@ class IdentityTracker:
             if active_unit is not None and unit != active_unit:
                 continue  # only the activated unit should have moved
             members = [m for m in unmatched if m.unit == unit and m.id not in matched]
+            starts[unit] = {m.id: (m.x, m.y) for m in members}
             self._match_group(members, detections, matched, used, uncertain)
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
-        # Models lost in an earlier move, seen again beside their unit.
-        for m in self.models.values():
-            if m.lost and m.id not in matched:
-                mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
-                options = []
-                for j, d in enumerate(detections):
-                    beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
-                    if j not in used and beside <= REACQUIRE_IN and _size_cost(m.base, str(d["base"])) is not None:
-                        options.append((_cost(m, d, d["x"], d["y"]) + beside, j))  # the piece closest to its unit
-                options.sort()
-                if options:
-                    matched[m.id] = options[0][1]
-                    used.add(options[0][1])
-                    if len(options) > 1 and options[1][0] - options[0][0] < AMBIGUOUS_IN:
-                        uncertain.append(m.id)
+        # Models lost in an earlier move, seen again where their unit's move should have put them.
+        lost = [m for m in self.models.values() if m.lost and m.id not in matched]
+        options = []
+        for m in lost:
+            ex, ey = m.expected if m.expected is not None else (m.x, m.y)
+            mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
+            for j, d in enumerate(detections):
+                beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
+                if j not in used and beside <= REACQUIRE_IN and _size_cost(m.base, str(d["base"])) is not None:
+                    options.append((_cost(m, d, ex, ey), m.id, j))
+        options.sort()
+        reacquired: set[str] = set()
+        for cost, mid, j in options:
+            if mid in matched or j in used:
+                continue
+            rivals = [c for c, other, k in options if other == mid and k != j and k not in used]
+            rivals += [c for c, other, k in options if k == j and other != mid and other not in matched]
+            if rivals and min(rivals) - cost < AMBIGUOUS_IN:
+                uncertain.append(mid)
+            matched[mid] = j
+            used.add(j)
+            reacquired.add(self.models[mid].unit)
+        for unit in sorted(reacquired - set(starts)):
+            self._rematch_last_move(unit, detections, matched, held, uncertain, starts)
+        for unit, start in starts.items():
+            self.last_move[unit] = (start, [])
         moves = []
         for mid, j in matched.items():
             m = self.models[mid]
             m.lost = False
+            m.expected = None
             d = detections[j]
-            if math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
+            if mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"]))))
                 m.x, m.y = float(d["x"]), float(d["y"])
             m.uncertain = mid in uncertain
@@ -153,19 +180,57 @@ class IdentityTracker:
         if uncertain:
             messages.append(f"identity uncertain for {', '.join(uncertain)} - confirm which is which")
         for move in moves:
-            self.history.append(
-                {
-                    "event": "move",
-                    "unit": move.unit,
-                    "model": move.model,
-                    "from": list(move.start),
-                    "to": list(move.end),
-                    "length_in": round(move.length_in, 4),
-                }
-            )
+            entry = {
+                "event": "move",
+                "unit": move.unit,
+                "model": move.model,
+                "from": list(move.start),
+                "to": list(move.end),
+                "length_in": round(move.length_in, 4),
+            }
+            self.history.append(entry)
+            if move.unit in starts:
+                self.last_move.setdefault(move.unit, (starts[move.unit], []))[1].append(entry)
+            elif move.unit in self.last_move:
+                self.last_move[move.unit][1].append(entry)
         return TrackUpdate(
             tuple(moves), tuple(uncertain), vanished, unexplained, bool(vanished or unexplained), tuple(messages)
         )
+
+    def _rematch_last_move(
+        self,
+        unit: str,
+        detections: list[dict[str, Any]],
+        matched: dict[str, int],
+        held: set[str],
+        uncertain: list[str],
+        starts: dict[str, dict[str, tuple[float, float]]],
+    ) -> None:
+        """A model of ``unit`` lost in its last move is seen again: match that move again from where the
+        unit stood, on the pieces its models hold now. If it comes out otherwise (the first match had a
+        model missing and guessed), the wrong moves are taken back out of the history and made again."""
+        if unit not in self.last_move:
+            return
+        start, entries = self.last_move[unit]
+        ids = [mid for mid in start if mid in matched]
+        if len(ids) < 2:
+            return
+        before = [Tracked(**{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1]}) for mid in ids]
+        assignment, unsure, _ = _group_assignment(before, detections, [matched[mid] for mid in ids])
+        if len(assignment) < len(ids) or all(assignment[mid] == matched[mid] for mid in ids):
+            return
+        wrong = {id(e) for e in entries}
+        self.history[:] = [e for e in self.history if id(e) not in wrong]
+        for mid in ids:
+            m = self.models[mid]
+            m.x, m.y = start[mid]
+            matched[mid] = assignment[mid]
+            held.discard(mid)
+            if mid in uncertain:
+                uncertain.remove(mid)
+            if mid in unsure:
+                uncertain.append(mid)
+        starts[unit] = start
 
     def _match_group(
         self,
@@ -175,51 +240,79 @@ class IdentityTracker:
         used: set[int],
         uncertain: list[str],
     ) -> None:
-        """Match the models of one unit that moved: the translation most of them agree on, then each
-        model to the free piece nearest where it puts it."""
+        """Match the models of one unit that moved to the free pieces; a model left without one is
+        expected where the unit's translation puts it."""
         free = [j for j in range(len(detections)) if j not in used]
-        hypotheses = [
-            (detections[j]["x"] - m.x, detections[j]["y"] - m.y)
-            for m in members
-            for j in free
-            if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
-            and _size_cost(m.base, str(detections[j]["base"])) is not None
-        ]
-        if not hypotheses:
-            return
-        shifts = np.array(hypotheses)  # (H, 2)
-        at = np.array([[m.x, m.y] for m in members])  # (M, 2)
-        pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
-        predicted = at[None, :, :] + shifts[:, None, :]  # (H, M, 2)
-        near = np.linalg.norm(predicted[:, :, None, :] - pieces[None, None, :, :], axis=3).min(axis=2)  # (H, M)
-        placed = (near <= GROUP_TOLERANCE_IN).sum(axis=1)
-        residual = np.where(near <= GROUP_TOLERANCE_IN, near, 0.0).sum(axis=1)
-        best = int(np.lexsort((residual, -placed))[0])  # most models placed, then the tightest fit
-        dx, dy = (float(v) for v in shifts[best])
-        # Another translation that places as many models as well (one model seen of two alike, say):
-        # which model is which cannot be told, and the scene says so.
-        rivals = (
-            (placed == placed[best])
-            & (residual - residual[best] < AMBIGUOUS_IN)
-            & (np.hypot(shifts[:, 0] - dx, shifts[:, 1] - dy) > GROUP_TOLERANCE_IN)
-        )
-        undecided = bool(rivals.any())
-        pairs = []
+        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free)
         for m in members:
-            for j in free:
-                d = detections[j]
-                off = math.hypot(d["x"] - m.x - dx, d["y"] - m.y - dy)
-                if off <= GROUP_TOLERANCE_IN and _size_cost(m.base, str(d["base"])) is not None:
-                    pairs.append((_cost(m, d, m.x + dx, m.y + dy), m.id, j))
-        pairs.sort()
-        for cost, mid, j in pairs:
-            if mid in matched or j in used:
-                continue
-            rival_costs = [c for c, other, k in pairs if k == j and other != mid and other not in matched]
-            if undecided or (rival_costs and min(rival_costs) - cost < AMBIGUOUS_IN):
-                uncertain.append(mid)
-            matched[mid] = j
-            used.add(j)
+            if m.id in assignment:
+                matched[m.id] = assignment[m.id]
+                used.add(assignment[m.id])
+                if m.id in unsure:
+                    uncertain.append(m.id)
+            else:
+                m.expected = (m.x + dx, m.y + dy)
+
+
+def _group_assignment(
+    members: list[Tracked], detections: list[dict[str, Any]], free: list[int]
+) -> tuple[dict[str, int], set[str], tuple[float, float]]:
+    """The models of one unit that moved, matched to pieces among ``free``: the translation most of them
+    agree on (ties go to the one whose pieces also agree in size and colour), then each model to the
+    piece nearest where it puts it. Returns {model: piece}, the models whose piece could be another's,
+    and the translation."""
+    hypotheses = [
+        (detections[j]["x"] - m.x, detections[j]["y"] - m.y)
+        for m in members
+        for j in free
+        if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
+        and _size_cost(m.base, str(detections[j]["base"])) is not None
+    ]
+    if not hypotheses:
+        return {}, set(), (0.0, 0.0)
+    shifts = np.array(hypotheses)  # (H, 2)
+    at = np.array([[m.x, m.y] for m in members])  # (M, 2)
+    pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
+    extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
+    predicted = at[None, :, :] + shifts[:, None, :]  # (H, M, 2)
+    dist = np.linalg.norm(predicted[:, :, None, :] - pieces[None, None, :, :], axis=3)  # (H, M, F)
+    reachable = dist <= GROUP_TOLERANCE_IN
+    cost = np.where(reachable, dist + extra[None, :, :], np.inf).min(axis=2)  # (H, M)
+    placed = reachable.any(axis=2).sum(axis=1)
+    residual = np.where(np.isfinite(cost), cost, 0.0).sum(axis=1)
+    best = int(np.lexsort((residual, -placed))[0])  # most models placed, then the cheapest fit
+    dx, dy = (float(v) for v in shifts[best])
+    # Another translation that places as many models as well (one model seen of two alike, say):
+    # which model is which cannot be told, and the scene says so.
+    rivals = (
+        (placed == placed[best])
+        & (residual - residual[best] < AMBIGUOUS_IN)
+        & (np.hypot(shifts[:, 0] - dx, shifts[:, 1] - dy) > GROUP_TOLERANCE_IN)
+    )
+    undecided = bool(rivals.any())
+    # The translation from all the models it places (one piece measured off moves it less), then
+    # each model to the piece nearest its place, within a wider reach for pieces measured badly.
+    near = dist[best].argmin(axis=1)
+    agree = [(pieces[near[i]] - at[i]) for i in range(len(members)) if reachable[best, i].any()]
+    dx, dy = (float(v) for v in np.median(np.array(agree), axis=0))
+    pairs = []
+    for m in members:
+        for j in free:
+            d = detections[j]
+            off = math.hypot(d["x"] - m.x - dx, d["y"] - m.y - dy)
+            if off <= GROUP_REACH_IN and _size_cost(m.base, str(d["base"])) is not None:
+                pairs.append((_cost(m, d, m.x + dx, m.y + dy), m.id, j))
+    pairs.sort()
+    assignment: dict[str, int] = {}
+    unsure: set[str] = set()
+    for cost_in, mid, j in pairs:
+        if mid in assignment or j in assignment.values():
+            continue
+        rival_costs = [c for c, other, k in pairs if k == j and other != mid and other not in assignment]
+        if undecided or (rival_costs and min(rival_costs) - cost_in < AMBIGUOUS_IN):
+            unsure.add(mid)
+        assignment[mid] = j
+    return assignment, unsure, (dx, dy)
 
 
 def _size_cost(known: str, seen: str) -> float | None:

@@ -35,6 +35,7 @@ ROUND = [b for b in KNOWN_BASES if "x" not in b]
 OVALS = [b for b in KNOWN_BASES if "x" in b]
 REFINE_PX_PER_IN = 40.0  # the classical path's view, so the reference frame serves both
 FITTED_SCORE_FLOOR = 0.5  # a fitted outline scores at least this; a box-only base at most below it
+MERGE_IOU = 0.6  # boxes of the plain and the mirrored view this alike are the same piece
 STRONG_FIT_SCORE = 0.6  # box confidence x outline support above this: a centre 3x surer (vision/centre_sigma.py)
 
 
@@ -47,6 +48,7 @@ class LearnedDetector:
     model_path: Path = DEFAULT_MODEL
     score_threshold: float = 0.25  # chosen on the held-out renders: recall and precision balanced
     nms_iou: float = 0.45
+    mirror_test: bool = True  # run the view mirrored too and merge (measured: recall, precision and size up)
     px_per_in: float = REFINE_PX_PER_IN  # where positions are measured (as the classical detector)
     _net: Any = field(default=None, repr=False)
     _classical: ClassicalDetector = field(default_factory=ClassicalDetector, repr=False)  # shared measuring tools
@@ -71,25 +73,47 @@ class LearnedDetector:
 
     # ---- the network ---------------------------------------------------------------------
     def boxes(self, top: Image) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """Boxes (x0, y0, x1, y1 in ``top``'s pixels), classes and scores, after per-class NMS."""
+        """Boxes (x0, y0, x1, y1 in ``top``'s pixels), classes and scores, after per-class NMS.
+
+        With ``mirror_test`` the view is also run mirrored left-right: each box kept is then the
+        score-weighted mean of the boxes of its class that overlap it in either view, and its score is
+        the mean of its best score in each view (a box one view does not see counts half)."""
+        rows = [self._raw(top)]
+        if self.mirror_test:
+            mirrored = self._raw(cv2.flip(top, 1))
+            mirrored[:, 0] = top.shape[1] - mirrored[:, 0]
+            rows.append(mirrored)
+        view = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)])
+        out = np.concatenate(rows)
+        scores_all = out[:, 4:]
+        cls = scores_all.argmax(axis=1)
+        score = scores_all[np.arange(len(out)), cls]
+        # With two views a box needs its mean score over the threshold: let through what could get there.
+        floor = self.score_threshold if len(rows) == 1 else self.score_threshold * 0.4
+        keep = score >= floor
+        out, cls, score, view = out[keep], cls[keep], score[keep], view[keep]
+        xywh = np.c_[out[:, 0] - out[:, 2] / 2, out[:, 1] - out[:, 3] / 2, out[:, 2], out[:, 3]]
+        chosen = cv2.dnn.NMSBoxesBatched(xywh.tolist(), score.tolist(), cls.tolist(), floor, self.nms_iou)
+        idx = np.asarray(chosen, dtype=np.int64).reshape(-1)
+        if len(rows) > 1 and len(idx):
+            merged, mean_score = [], []
+            for i in idx:
+                same = (_iou(xywh[i], xywh) > MERGE_IOU) & (cls == cls[i])
+                merged.append((xywh[same] * score[same, None]).sum(axis=0) / score[same].sum())
+                mean_score.append(np.mean([score[same & (view == k)].max(initial=0.0) for k in range(len(rows))]))
+            xywh[idx], score[idx] = np.array(merged), np.array(mean_score)
+            idx = idx[score[idx] >= self.score_threshold]
+        boxes = np.c_[xywh[idx, 0], xywh[idx, 1], xywh[idx, 0] + xywh[idx, 2], xywh[idx, 1] + xywh[idx, 3]]
+        return boxes.astype(np.float64), cls[idx].astype(np.int64), score[idx].astype(np.float64)
+
+    def _raw(self, top: Image) -> npt.NDArray[np.float64]:
+        """The network's raw rows for ``top``: (N, 4 + classes), cx, cy, w, h in its pixels, class scores."""
         h, w = top.shape[:2]
         ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
         padded = np.zeros((ph, pw, 3), np.uint8)
         padded[:h, :w] = top
         self._net.setInput(cv2.dnn.blobFromImage(padded, 1 / 255.0, (pw, ph), swapRB=True))
-        out = np.asarray(self._net.forward())[0].T  # (N, 4 + classes): cx, cy, w, h, class scores
-        scores_all = out[:, 4:]
-        cls = scores_all.argmax(axis=1)
-        score = scores_all[np.arange(len(out)), cls]
-        keep = score >= self.score_threshold
-        out, cls, score = out[keep], cls[keep], score[keep]
-        xywh = np.c_[out[:, 0] - out[:, 2] / 2, out[:, 1] - out[:, 3] / 2, out[:, 2], out[:, 3]]
-        chosen = cv2.dnn.NMSBoxesBatched(
-            xywh.tolist(), score.tolist(), cls.tolist(), self.score_threshold, self.nms_iou
-        )
-        idx = np.asarray(chosen, dtype=np.int64).reshape(-1)
-        boxes = np.c_[xywh[idx, 0], xywh[idx, 1], xywh[idx, 0] + xywh[idx, 2], xywh[idx, 1] + xywh[idx, 3]]
-        return boxes.astype(np.float64), cls[idx].astype(np.int64), score[idx].astype(np.float64)
+        return np.asarray(self._net.forward(), dtype=np.float64)[0].T
 
     # ---- the whole frame ---------------------------------------------------------------------
     def detect(
@@ -180,6 +204,16 @@ class LearnedDetector:
         a = base_semi_axes_in(size)[0]
         colour = colour_of(patch, cx, cy, a * ppi)
         return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how)
+
+
+def _iou(box: npt.NDArray[np.float64], boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Intersection over union of one (x, y, w, h) box with each of ``boxes``."""
+    ix = np.clip(np.minimum(box[0] + box[2], boxes[:, 0] + boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    iy = np.clip(np.minimum(box[1] + box[3], boxes[:, 1] + boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    inter = ix * iy
+    union = box[2] * box[3] + boxes[:, 2] * boxes[:, 3] - inter
+    out: npt.NDArray[np.float64] = inter / np.maximum(union, 1e-9)
+    return out
 
 
 def _slice(image: Image, x0: int, y0: int, side: int) -> Image:

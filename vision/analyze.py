@@ -33,16 +33,47 @@ class Analysis:
     rectified: Image
 
 
-def assign_teams(colours_bgr: npt.NDArray[np.float64], players: dict[str, str]) -> list[str]:
-    """Each base to the player whose confirmed colour is nearest (in Lab)."""
+TEAM_CLOSEST_SHARE = 0.3  # a base's team: from the 30 % of its rim samples nearest a player's colour
+TEAM_ROUNDS = 3  # rounds of learning the players' colours from the photo (measured: 3 is enough)
+
+
+def assign_teams(
+    colours_bgr: npt.NDArray[np.float64],
+    players: dict[str, str],
+    rim_samples_bgr: npt.NDArray[np.float64] | None = None,
+) -> list[str]:
+    """Each base to a player by colour. With ``rim_samples_bgr`` (N, K, 3; colours round each base's edge):
+    a base goes to the player whose colour its closest samples come nearest (the rim shows in some of them
+    even where a figure hides the rest), and each player's colour is then learned from the photo itself
+    (light and white balance move it away from the confirmed one), a few rounds. Without samples: the
+    confirmed colour nearest to each base's one rim colour (in Lab)."""
     if not players or len(colours_bgr) == 0:
         return ["" for _ in range(len(colours_bgr))]
     names = list(players)
-    refs = np.array([hex_to_bgr(players[p]) for p in names], np.float32)
-    lab_refs = cv2.cvtColor(refs.reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB).reshape(-1, 3)
-    lab = cv2.cvtColor(colours_bgr.astype(np.float32).reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2LAB).reshape(-1, 3)
-    d = np.linalg.norm(lab[:, None, :] - lab_refs[None, :, :], axis=2)
-    return [names[int(k)] for k in d.argmin(axis=1)]
+    refs = _lab(np.array([hex_to_bgr(players[p]) for p in names], np.float64))
+    if rim_samples_bgr is None:
+        d = np.linalg.norm(_lab(colours_bgr)[:, None, :] - refs[None, :, :], axis=2)
+        return [names[int(k)] for k in d.argmin(axis=1)]
+    n, k = rim_samples_bgr.shape[:2]
+    samples = _lab(rim_samples_bgr.reshape(-1, 3)).reshape(n, k, 3)
+    closest = max(1, int(round(k * TEAM_CLOSEST_SHARE)))
+    for round_ in range(TEAM_ROUNDS + 1):
+        d = np.linalg.norm(samples[:, :, None, :] - refs[None, None, :, :], axis=3)  # (N, K, players)
+        owner = np.sort(d, axis=1)[:, :closest].mean(axis=1).argmin(axis=1)
+        if round_ == TEAM_ROUNDS:
+            break
+        for p in range(len(names)):
+            mine = samples[owner == p].reshape(-1, 3)
+            if len(mine):  # even one or two bases move it: a colour far off at first gathers the rest then
+                off = np.linalg.norm(mine - refs[p], axis=1)
+                refs[p] = np.median(mine[off <= np.quantile(off, TEAM_CLOSEST_SHARE)], axis=0)
+    return [names[int(p)] for p in owner]
+
+
+def _lab(bgr: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(N, 3) BGR 0..255 -> (N, 3) Lab."""
+    pixels = np.asarray(bgr, np.float32).reshape(1, -1, 3) / 255.0
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
 
 
 Detector = ClassicalDetector | LearnedDetector
@@ -108,7 +139,7 @@ def analyze(
             xy = frame.image_to_table(px, float(piece["height_in"]))
             x[inside], y[inside] = xy[:, 0], xy[:, 1]
             z[inside] = float(piece["height_in"])
-    teams = assign_teams(bases.colour_bgr, players or {})
+    teams = assign_teams(bases.colour_bgr, players or {}, bases.rim_sample_bgr)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by))

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
-from vision.detections import Detections
+from vision.detections import RIM_SAMPLE_ANGLES, RIM_SAMPLE_RADII, Detections
 
 Image = npt.NDArray[np.uint8]
 ROUND = [b for b in KNOWN_BASES if "x" not in b]
@@ -128,6 +128,13 @@ class ClassicalDetector:
         axes = np.array([base_semi_axes_in(s) for s in sizes])
         facing = np.array([r[5] if len(r) > 5 else 0.0 for r in rows])
         colours = np.array([self._rim_colour(top, r[0], r[1], r[2]) for r in rows])
+        # Round bases round their standard radius, ovals round their short one (as in the learned path).
+        samples = np.array(
+            [
+                self.rim_sample(top, r[0], r[1], r[2] if len(r) <= 5 else ax[1] * ppi)
+                for r, ax in zip(rows, axes, strict=True)
+            ]
+        )
         return Detections(
             x,
             y,
@@ -139,6 +146,7 @@ class ClassicalDetector:
             np.array([r[3] for r in rows]),
             colours,
             np.array([_measured_by(r) for r in rows], dtype="<U32"),
+            samples,
         )
 
     @staticmethod
@@ -200,6 +208,16 @@ class ClassicalDetector:
             facing = angle + (90.0 if w < h else 0.0)
             out.append((ex, ey, la, 0.6, best, facing % 180.0))
         return out
+
+    @staticmethod
+    def rim_sample(top: Image, cx: float, cy: float, r: float) -> npt.NDArray[np.float64]:
+        """Colours (K, 3) on rings just inside and outside a base's edge (radius ``r`` px), evenly round
+        it: the team's rim shows in some of them even where a figure hides the rest."""
+        ang = np.linspace(0, 2 * np.pi, RIM_SAMPLE_ANGLES, endpoint=False)
+        mx = np.concatenate([cx + k * r * np.cos(ang) for k in RIM_SAMPLE_RADII]).astype(np.float32)[None]
+        my = np.concatenate([cy + k * r * np.sin(ang) for k in RIM_SAMPLE_RADII]).astype(np.float32)[None]
+        out = cv2.remap(top, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return out.reshape(-1, top.shape[2] if top.ndim == 3 else 1).astype(np.float64)
 
     def _rim_colour(self, top: Image, cx: float, cy: float, r: float) -> npt.NDArray[np.float64]:
         mask = np.zeros(top.shape[:2], np.uint8)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
-from vision.detections import Detections
+from vision.detections import RIM_SAMPLES, Detections
 
 Image = npt.NDArray[np.uint8]
 CLASSES = ["round", "oval", "objective", "terrain"]
@@ -151,6 +151,7 @@ class LearnedDetector:
                 np.array([r[7] for r in rows]),
                 np.array([r[8] for r in rows]),
                 np.array([r[9] for r in rows], dtype="<U32"),
+                np.array([r[10] for r in rows]),
             ),
             times,
             top,
@@ -167,7 +168,8 @@ class LearnedDetector:
         size_in: tuple[float, float],
         score: float,
     ) -> tuple[Any, ...]:
-        """(x, y, a, b, facing, kind, size, score, colour, measured by) of one proposal, refined in a 40 px/in patch."""
+        """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample) of one proposal, refined in a
+        40 px/in patch."""
         ppi = self.px_per_in
         half_in = max(size_in) * 0.85 + 0.15
         x0 = int(np.floor((centre_in[0] - half_in) * ppi))
@@ -185,12 +187,15 @@ class LearnedDetector:
             if fit is not None and abs(fit[2] - r) < 0.12 * r:
                 cx, cy, how = fit[0], fit[1], "marker outline"
             r_in = OBJECTIVE_MM / 2 / MM_PER_IN
-            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how)
+            no_rim = np.zeros((RIM_SAMPLES, 3))
+            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how, no_rim)
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
-            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, "oval")
+            # On the circle of its short semi-axis: sampled along its measured facing, the team read worse.
+            rim = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, "oval", rim)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi
@@ -203,7 +208,8 @@ class LearnedDetector:
             cx, cy, how = fit[0], fit[1], ("outline" if fitted >= STRONG_FIT_SCORE else "outline, weak")
         a = base_semi_axes_in(size)[0]
         colour = colour_of(patch, cx, cy, a * ppi)
-        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how)
+        rim = ClassicalDetector.rim_sample(patch, cx, cy, r_px)
+        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim)
 
 
 def _iou(box: npt.NDArray[np.float64], boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

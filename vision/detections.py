@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+RIM_SAMPLE_RADII = (0.85, 0.9, 0.95, 1.0, 1.05, 1.1)  # times the base's radius: the rim, even with the
+RIM_SAMPLE_ANGLES = 24  # centre a pixel or two off
+RIM_SAMPLES = len(RIM_SAMPLE_RADII) * RIM_SAMPLE_ANGLES
 
 
 @dataclass(frozen=True)
@@ -29,9 +32,15 @@ class Detections:
     score: FloatArray  # 0..1, how well the outline fits
     colour_bgr: npt.NDArray[np.float64]  # (N, 3) rim colour sampled at the base's edge
     measured_by: npt.NDArray[np.str_]  # how the centre was measured: its uncertainty (vision.centre_sigma)
+    # (N, K, 3) colours sampled around each base's edge, for telling teams apart where a figure hides
+    # most of the rim; when a detector gives none, the single rim colour stands in.
+    rim_sample_bgr: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, RIM_SAMPLES, 3)))
 
     def __post_init__(self) -> None:
         n = len(self.x_in)
+        if len(self.rim_sample_bgr) == 0 and n:
+            colours = np.asarray(self.colour_bgr, np.float64).reshape(n, 1, 3)
+            object.__setattr__(self, "rim_sample_bgr", np.repeat(colours, RIM_SAMPLES, axis=1))
         for f in fields(self):
             value = getattr(self, f.name)
             if len(value) != n:

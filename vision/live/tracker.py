@@ -107,7 +107,7 @@ class IdentityTracker:
         for m in self.models.values():
             if m.unit == active_unit:
                 continue
-            reach = STAY_IN if active_unit is None else max(STAY_IN, min(base_semi_axes_in(m.base)) + 0.3)
+            reach = STAY_IN if active_unit is None else max(STAY_IN, min(base_semi_axes_in(m.base)))
             for j, d in enumerate(detections):
                 dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
                 size = _size_cost(m.base, str(d["base"]))

@@ -18,11 +18,12 @@ from geometry.shapes import MM_PER_IN
 
 # measured_by -> per-axis 1-sigma in mm (see the module docstring for the command and docs/vision.md).
 CENTRE_SIGMA_MM = {
-    # learned detector (the model of 2026-11-22): 40 tables, seed 6000 (pieces: 142, 201, 83, 29, 3, 155)
-    "outline": 0.6,  # the base's outline fitted around the network's box, with strong support
-    "outline, weak": 2.0,  # fitted, but on little of the outline (figures hide it): heavy tails
-    "box": 1.7,  # the network's box only (the outline disagreed or was hidden)
-    "oval": 1.85,  # an oval's box and blob ellipse
+    # learned detector (the model of 2026-11-22, third stage, mirrored pass): 40 tables, seed 6000
+    # (pieces: 162, 199, 71, 28, 3, 157)
+    "outline": 0.75,  # the base's outline fitted around the network's box, with strong support
+    "outline, weak": 1.8,  # fitted, but on little of the outline (figures hide it): heavy tails
+    "box": 1.35,  # the network's box only (the outline disagreed or was hidden)
+    "oval": 1.6,  # an oval's box and blob ellipse
     "marker outline": 2.65,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)
     "marker box": 0.6,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)
     # classical detector: 40 tables, seed 6000 (pieces: 57, 219, 74, 143)

@@ -62,8 +62,23 @@ def test_a_missing_or_broken_model_is_named_in_the_error(tmp_path: Path) -> None
         LearnedDetector(tmp_path / "none.onnx")
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a network")
-    with pytest.raises(ModelError, match="broken.onnx: not a model cv2.dnn can read"):
-        LearnedDetector(broken)
+    for runtime in ("cv2.dnn", "onnxruntime"):
+        with pytest.raises(ModelError, match=f"broken.onnx: not a model {runtime} can read"):
+            LearnedDetector(broken, runtime=runtime)
+    with pytest.raises(ValueError, match="runtime 'torch'"):
+        LearnedDetector(runtime="torch")
+
+
+def test_both_runtimes_find_the_same_boxes() -> None:
+    # onnxruntime is the default where installed (faster); cv2.dnn the fallback: same model, same answers.
+    table = render_table(5003, "grinding-annihilation", hard="crowded")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    top = calibrate(table.empty, table.layout, lens).rectify(table.image, DETECT_PX_PER_IN)
+    fast = LearnedDetector(runtime="onnxruntime").boxes(top)
+    fallback = LearnedDetector(runtime="cv2.dnn").boxes(top)
+    assert len(fast[0]) == len(fallback[0]) > 20
+    assert np.abs(fast[0] - fallback[0]).max() < 0.05  # pixels of the 12.8 px/in view
+    assert np.array_equal(fast[1], fallback[1]) and np.abs(fast[2] - fallback[2]).max() < 1e-3
 
 
 def test_tiles_cover_the_view_and_overlap_by_more_than_a_base() -> None:

@@ -11,6 +11,7 @@ lower score.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,9 @@ class LearnedDetector:
     runtime: str = "auto"  # "onnxruntime", "cv2.dnn", or "auto": onnxruntime where installed (x3.6 faster here)
     _net: Any = field(default=None, repr=False)
     _session: Any = field(default=None, repr=False)
+    # base size -> how much larger than the base the model boxes it (its card's "box_radius_scale", measured
+    # by benchmarks/measure_box_scale.py); sizes are named from the box with this taken out
+    box_scale: dict[str, float] = field(default_factory=dict)
     _classical: ClassicalDetector = field(default_factory=ClassicalDetector, repr=False)  # shared measuring tools
 
     def __post_init__(self) -> None:
@@ -69,6 +73,13 @@ class LearnedDetector:
             except cv2.error as error:
                 raise ModelError(f"{path}: not a model cv2.dnn can read ({str(error).strip()[:200]})") from error
         self._classical = ClassicalDetector(self.px_per_in)
+        card = path.with_suffix(".card.json")
+        if not self.box_scale and card.is_file():
+            try:
+                scale = json.loads(card.read_text(encoding="utf-8")).get("box_radius_scale", {})
+            except (OSError, ValueError) as error:
+                raise ModelError(f"{card}: not a readable model card ({error})") from error
+            self.box_scale = {str(k): float(v) for k, v in scale.items()}
 
     @staticmethod
     def available(model_path: Path = DEFAULT_MODEL) -> bool:
@@ -209,7 +220,9 @@ class LearnedDetector:
             rim = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi)
             return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, "oval", rim)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
-        size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] - radius_guess_in))
+        size = min(
+            ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in)
+        )
         r_px = base_semi_axes_in(size)[0] * ppi
         fit = ClassicalDetector._fit_circle(edges, cx, cy, r_px)
         fitted, how = score * 0.5, "box"

@@ -4,15 +4,20 @@ New detections are matched to the known models by position. Base size and team
 colour, as the camera reads them, are evidence, not gates: the detector names
 a base's size or rim colour wrongly now and then, so a mismatch costs distance
 instead of forbidding the match (a round base is never matched to an oval of a
-very different size). Pieces that stayed put are matched first. The unit being
-activated (the rules say only it moves) is then matched as a group: the
-translation most of its models agree on is found from the free pieces, and each
-model takes the free piece nearest where that translation puts it; a model
-with no piece there is left where it was and reported not seen, and it is
-picked up again in a later frame when a free piece turns up beside its unit.
-When two models could take the same piece the scene says the identity is
-uncertain instead of guessing; a model that vanished, or a piece nobody can
-account for, is a desync that asks the players for a correction.
+very different size). Pieces that stayed put are matched first; when the rules
+say which unit is activated, every other model keeps any piece within its own
+base, however badly that piece was measured (bases cannot overlap). The
+activated unit is then matched as a group: the translation most of its models
+agree on (ties go to pieces that agree in size and colour), re-estimated from
+all the models it places, and each model takes the free piece nearest where
+that translation puts it. A model with no piece there is left where it was,
+reported not seen, and expected where the translation put it; when it is seen
+again there, its unit's last move is matched again from where the unit stood
+(the first match had a model missing and may have guessed wrong), and the
+history is corrected. When two models could take the same piece the scene says
+the identity is uncertain instead of guessing; a model that vanished, or a
+piece nobody can account for, is a desync that asks the players for a
+correction.
 """
 
 from __future__ import annotations

@@ -220,9 +220,7 @@ class LearnedDetector:
             rim = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi)
             return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, "oval", rim)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
-        size = min(
-            ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in)
-        )
+        size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi
         fit = ClassicalDetector._fit_circle(edges, cx, cy, r_px)
         fitted, how = score * 0.5, "box"

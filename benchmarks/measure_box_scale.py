@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--write-card", action="store_true")
     args = parser.parse_args()
-    detector = LearnedDetector(args.model, box_scale={"none": 1.0})  # the box as the model draws it
+    detector = LearnedDetector(args.model)  # only its boxes are used: the size as the model draws it
     rows = proposals(args.directory, detector)
     scale: dict[str, Any] = {}
     print(f"{len(rows)} round bases matched in {args.directory}")

@@ -35,6 +35,11 @@ SIDE_SHOWN_MIN = 6  # samples (of 24 a side)
 RIM_DEPTH_PX = 1.5  # where a card's rim colour is read, inside its edge
 RIM_TOLERANCE = 40.0  # grey levels (per channel) a rim may vary by
 RANK_OUTLINE_WEIGHT = 0.25  # the order cards are taken in: support share + this x shown share of the outline
+START_SHIFT_PX = 3.0
+RESTART_BELOW = 0.9  # support below which a fit is started again from shifted poses
+START_SHIFTS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))  # in border widths
+# The last search a pose gets, on the support itself, one axis at a time: x px, y px, rotation deg.
+POSE_STEPS = np.array([(-1.0, -1.0, -1.5), (-0.5, -0.5, -0.75), (0.5, 0.5, 0.75), (1.0, 1.0, 1.5)])
 REFIT_SUPPORT = 0.4  # candidates uncovered by a kept card are fitted again from this much support
 
 FloatArray = npt.NDArray[np.float64]
@@ -128,16 +133,13 @@ class _EdgeEvidence:
         out: FloatArray = np.where(across >= 2 * along, across, 0.0)
         return out
 
-    def across(self, pts: FloatArray, normals: FloatArray) -> tuple[npt.NDArray[np.bool_], FloatArray]:
-        """Whether an edge running along each point's side lies within 1.5 px of it, and where (px along the
-        outward normal). Of two edges there (a card's outer edge and its border's inner one) the outer is taken."""
-        offsets = (1.5, 1.0, 0.5, 0.0, -0.5, -1.0, -1.5)  # outside in
-        v = np.stack([self.across_strength(pts + off * normals, normals) for off in offsets])
-        strongest = v.max(axis=0)
-        strong_enough = v >= np.maximum(EDGE_MIN, 0.5 * strongest)[None]
-        first = np.argmax(strong_enough, axis=0)
-        where = np.asarray(offsets, np.float64)[first]
-        return strongest >= EDGE_MIN, where
+    def on_edge(self, pts: FloatArray, normals: FloatArray) -> npt.NDArray[np.bool_]:
+        """Whether an edge running along each point's side lies within 1.5 px of it."""
+        strongest = np.zeros(pts.shape[:-1])
+        for off in (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5):
+            strongest = np.maximum(strongest, self.across_strength(pts + off * normals, normals))
+        out: npt.NDArray[np.bool_] = strongest >= EDGE_MIN
+        return out
 
 
 def _outlines(poses: FloatArray, w_px: float, h_px: float, per_side: int = 24) -> tuple[FloatArray, FloatArray]:
@@ -249,7 +251,7 @@ def _colours_at(view: npt.NDArray[np.uint8] | npt.NDArray[np.float32], pts: Floa
     """Bilinear samples of ``view`` at points of any leading shape (..., 2)."""
     flat = pts.reshape(-1, 2).astype(np.float32)
     n = len(flat)
-    cols = 1024  # remap wants maps under 32767 rows
+    cols = max(1024, -(-n // 30000))  # remap wants maps under 32767 rows and columns
     grid = np.zeros((-(-n // cols) * cols, 2), np.float32)
     grid[:n] = flat
     grid = grid.reshape(-1, cols, 2)
@@ -257,6 +259,25 @@ def _colours_at(view: npt.NDArray[np.uint8] | npt.NDArray[np.float32], pts: Floa
     channels = view.shape[2] if view.ndim == 3 else 1
     result: npt.NDArray[np.float32] = out.reshape(-1, channels)[:n].reshape(*pts.shape[:-1], -1).astype(np.float32)
     return result
+
+
+def _rim_colour(seen_edge: npt.NDArray[np.bool_], rim: npt.NDArray[np.float32]) -> FloatArray:
+    """A card's rim colour (N, 1, C): the median over the samples (N, S, C) of its shown outline on edges."""
+    masked = np.where(seen_edge[..., None], rim, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: candidates with no edge shown
+        out: FloatArray = np.nanmedian(masked, axis=1, keepdims=True)
+    return out
+
+
+def _one_rim(seen_edge: npt.NDArray[np.bool_], rim: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """Outline samples (N, S) on an edge whose rim colour (N, S, C) is the card's; samples far from it
+    are not this card's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN colour: no edge shown
+        same_rim = np.nanmax(np.abs(rim - _rim_colour(seen_edge, rim)), axis=2) <= RIM_TOLERANCE
+    out: npt.NDArray[np.bool_] = seen_edge & same_rim
+    return out
 
 
 def find_cards(
@@ -288,15 +309,58 @@ def find_cards(
     outline_a, normals_a = _outlines(poses, w_px, h_px)
     interior_a = _interiors(poses, w_px, h_px)
     n_outline = outline_a.shape[1]
-    on_edge_a, _ = evidence.across(outline_a, normals_a)
+    on_edge_a = evidence.on_edge(outline_a, normals_a)
     rim = _colours_at(view, outline_a - RIM_DEPTH_PX * normals_a)
+
+    def support(p: FloatArray, rim_colour: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
+        """Share of each pose's shown outline on edges with one rim colour (as ``judge`` counts it), and
+        that colour; ``rim_colour`` (N, 1, C): judge against these colours instead of each pose's own."""
+        pts, nrm = _outlines(p, w_px, h_px)
+        hidden = _lookup(covered, pts)
+        seen = evidence.on_edge(pts, nrm) & ~hidden
+        rim_p = _colours_at(view, pts - RIM_DEPTH_PX * nrm)
+        if rim_colour is None:
+            rim_colour = _rim_colour(seen, rim_p)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NaN colour: no edge shown
+            good = seen & (np.nanmax(np.abs(rim_p - rim_colour), axis=2) <= RIM_TOLERANCE)
+        out: FloatArray = good.sum(axis=1) / np.maximum((~hidden).sum(axis=1), 1)
+        return out, rim_colour
 
     def place(idx: npt.NDArray[np.intp]) -> None:
         """Fit candidates ``idx`` again with what the cards kept so far hide left out, and re-sample them."""
-        poses[idx] = _fit_poses(poses[idx], w_px, h_px, evidence, covered)
+        best = _fit_poses(poses[idx], w_px, h_px, evidence, covered)
+        best_support, _ = support(best)
+        # A card fitted onto its own border's inner edge is a stable wrong fit, a border's width off:
+        # start again a border's width to each side and keep the start that explains most.
+        a = np.radians(poses[idx, 2])
+        u = np.stack([np.cos(a), np.sin(a)], axis=1)  # the card's short axis
+        v = np.stack([-np.sin(a), np.cos(a)], axis=1)
+        again = np.nonzero(best_support < RESTART_BELOW)[0]  # a card that explains its outline is left be
+        for su, sv in START_SHIFTS if len(again) else ():
+            start = poses[idx[again]].copy()
+            start[:, :2] += START_SHIFT_PX * (su * u[again] + sv * v[again])
+            fitted = _fit_poses(start, w_px, h_px, evidence, covered)
+            s, _ = support(fitted)
+            better = s > best_support[again] + 0.02
+            best[again[better]], best_support[again[better]] = fitted[better], s[better]
+        # Gauss-Newton leaves a card showing one side and a corner a pixel or a degree off; the support decides.
+        best_support, rim_colour = support(best)  # one rim colour per card for all its trials: the median is slow
+        rims = np.repeat(rim_colour, len(POSE_STEPS), axis=0)
+        for _round in range(2):
+            for axis, steps in enumerate(POSE_STEPS.T):
+                trials = np.repeat(best[:, None, :], len(steps), axis=1)
+                trials[:, :, axis] += steps
+                s, _ = support(trials.reshape(-1, 3), rims)
+                s = s.reshape(len(idx), len(steps))
+                pick = np.argmax(s, axis=1)
+                better = s[np.arange(len(idx)), pick] > best_support + 0.01
+                best[better] = trials[better, pick[better]]
+                best_support[better] = s[better, pick[better]]
+        poses[idx] = best
         outline_a[idx], normals_a[idx] = _outlines(poses[idx], w_px, h_px)
         interior_a[idx] = _interiors(poses[idx], w_px, h_px)
-        on_edge_a[idx] = evidence.across(outline_a[idx], normals_a[idx])[0]
+        on_edge_a[idx] = evidence.on_edge(outline_a[idx], normals_a[idx])
         rim[idx] = _colours_at(view, outline_a[idx] - RIM_DEPTH_PX * normals_a[idx])
 
     covered = np.zeros(view.shape[:2], np.uint8)  # cards kept so far, shrunk 2 px: what they hide of outlines
@@ -314,14 +378,7 @@ def find_cards(
     def judge(idx: npt.NDArray[np.intp]) -> None:
         """Re-judge candidates ``idx`` against what the cards kept so far hide."""
         hidden = _lookup(covered, outline_a[idx])
-        seen_edge = on_edge_a[idx] & ~hidden
-        # The rim's colour: the median over the shown outline on edges; samples far from it are not this card's.
-        masked = np.where(seen_edge[..., None], rim[idx], np.nan)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: candidates with no edge shown
-            rim_colour = np.nanmedian(masked, axis=1, keepdims=True)
-            same_rim = np.nanmax(np.abs(rim[idx] - rim_colour), axis=2) <= RIM_TOLERANCE
-        good = seen_edge & same_rim
+        good = _one_rim(on_edge_a[idx] & ~hidden, rim[idx])
         explained[idx] = good.sum(axis=1)
         shown[idx] = (~hidden).sum(axis=1)
         # Every side that shows must be a card's side along most of what shows of it.
@@ -331,6 +388,13 @@ def find_cards(
         vis_area[idx] = (~_lookup(covered_whole, interior_a[idx])).mean(axis=1)
 
     judge(np.arange(n))
+    # Candidates close to passing get the full fit (several starts, then a search on the support).
+    near = np.nonzero(
+        alive & (shown >= MIN_VISIBLE_OUTLINE * n_outline) & (explained >= REFIT_SUPPORT * np.maximum(shown, 1))
+    )[0]
+    if len(near):
+        place(near)
+        judge(near)
     kept: list[FoundCard] = []
     reach = math.hypot(w_px, h_px)  # candidates farther than this from a kept card are not touched by it
     while alive.any():

@@ -129,7 +129,7 @@ class LearnedCardFinder:
             pose = _fit_poses(poses[k : k + 1], w_px, h_px, evidence, covered)[0] if kept else poses[k]
             pts, normals = _outlines(pose[None], w_px, h_px)
             hidden = _lookup(covered, pts[0])
-            on_edge = evidence.across(pts, normals)[0][0]
+            on_edge = evidence.on_edge(pts, normals)[0]
             shown = int((~hidden).sum())
             corners = card_corners(float(pose[0]), float(pose[1]), float(pose[2]), w_px, h_px)
             kept.append(
@@ -170,7 +170,7 @@ def stacking_order(poses: FloatArray, w_px: float, h_px: float, evidence: _EdgeE
     above the most)."""
     n = len(poses)
     pts, normals = _outlines(poses, w_px, h_px)
-    on_edge = evidence.across(pts, normals)[0]
+    on_edge = evidence.on_edge(pts, normals)
     reach = math.hypot(w_px, h_px)
     near = [[j for j in range(n) if j != i and math.hypot(*(poses[i, :2] - poses[j, :2])) < reach] for i in range(n)]
     # inside[i][j]: which of card i's outline samples lie inside card j

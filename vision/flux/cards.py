@@ -5,7 +5,10 @@ top view it has three unknowns: centre and rotation. Candidates come from a
 vote: for each rotation the view is turned so a card's sides are upright, and
 box filters count how much of a card-sized outline lies on edges there.
 Each candidate's pose is then fitted onto the edges near its outline (the
-vote is a few pixels off for a card that shows only part of its outline).
+vote is a few pixels off for a card that shows only part of its outline);
+one that is close to passing is fitted again from starts a border's width to
+each side (a lower card otherwise locks onto its own border's inner edge)
+and then searched on the share of its outline on edges.
 Candidates are taken cleanest outline first and kept while they explain
 edges: a card above hides the parts of the cards below it, so each candidate
 is judged, and fitted again, only on the part of its outline that no card
@@ -35,7 +38,7 @@ SIDE_SHOWN_MIN = 6  # samples (of 24 a side)
 RIM_DEPTH_PX = 1.5  # where a card's rim colour is read, inside its edge
 RIM_TOLERANCE = 40.0  # grey levels (per channel) a rim may vary by
 RANK_OUTLINE_WEIGHT = 0.25  # the order cards are taken in: support share + this x shown share of the outline
-START_SHIFT_PX = 3.0
+START_SHIFT_PX = 3.0  # a card's 3 mm border in the top view: how far a fit is started again to each side
 RESTART_BELOW = 0.9  # support below which a fit is started again from shifted poses
 START_SHIFTS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))  # in border widths
 # The last search a pose gets, on the support itself, one axis at a time: x px, y px, rotation deg.
@@ -270,12 +273,16 @@ def _rim_colour(seen_edge: npt.NDArray[np.bool_], rim: npt.NDArray[np.float32]) 
     return out
 
 
-def _one_rim(seen_edge: npt.NDArray[np.bool_], rim: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
-    """Outline samples (N, S) on an edge whose rim colour (N, S, C) is the card's; samples far from it
-    are not this card's."""
+def _one_rim(
+    seen_edge: npt.NDArray[np.bool_], rim: npt.NDArray[np.float32], colour: FloatArray | None = None
+) -> npt.NDArray[np.bool_]:
+    """Outline samples (N, S) on an edge whose rim colour (N, S, C) is the card's (``colour``, or
+    ``_rim_colour``); samples far from it are not this card's."""
+    if colour is None:
+        colour = _rim_colour(seen_edge, rim)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NaN colour: no edge shown
-        same_rim = np.nanmax(np.abs(rim - _rim_colour(seen_edge, rim)), axis=2) <= RIM_TOLERANCE
+        same_rim = np.nanmax(np.abs(rim - colour), axis=2) <= RIM_TOLERANCE
     out: npt.NDArray[np.bool_] = seen_edge & same_rim
     return out
 
@@ -321,9 +328,7 @@ def find_cards(
         rim_p = _colours_at(view, pts - RIM_DEPTH_PX * nrm)
         if rim_colour is None:
             rim_colour = _rim_colour(seen, rim_p)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # NaN colour: no edge shown
-            good = seen & (np.nanmax(np.abs(rim_p - rim_colour), axis=2) <= RIM_TOLERANCE)
+        good = _one_rim(seen, rim_p, rim_colour)
         out: FloatArray = good.sum(axis=1) / np.maximum((~hidden).sum(axis=1), 1)
         return out, rim_colour
 

@@ -33,6 +33,9 @@ MIN_VISIBLE_OUTLINE = 0.3  # a card must show this much of its outline ...
 MIN_SUPPORT = 0.7  # ... and this much of what it shows must lie on edges
 MIN_VISIBLE_AREA = 0.15  # of the card's face not under cards kept
 MAX_CANDIDATES = 4000
+CANDIDATE_CELL_PX = 4.0  # one vote kept per cell of this size and CANDIDATE_CELL_DEG (the fit moves a pose further)
+CANDIDATE_CELL_DEG = 4.0
+EXTRA_CANDIDATES = 2000
 MIN_SIDE_SUPPORT = 0.45
 SIDE_SHOWN_MIN = 6  # samples (of 24 a side)
 RIM_DEPTH_PX = 1.5  # where a card's rim colour is read, inside its edge
@@ -117,7 +120,21 @@ def _candidates(view: npt.NDArray[np.uint8], w_px: float, h_px: float) -> list[t
                 if 0 <= bx < ww and 0 <= by < hh:
                     out.append((float(bx), float(by), float(rot), float(s)))
     out.sort(key=lambda c: -c[3])
-    return out
+    # A striped face votes for a plateau of equal peaks a pixel apart, thousands of them, which can
+    # crowd the cards below out of the best MAX_CANDIDATES: after those, the best vote of each cell of
+    # pose not yet voted for is kept too (EXTRA_CANDIDATES of them).
+    def cell(c: tuple[float, float, float, float]) -> tuple[int, int, int]:
+        return (int(c[0] // CANDIDATE_CELL_PX), int(c[1] // CANDIDATE_CELL_PX), int(c[2] // CANDIDATE_CELL_DEG))
+
+    kept = out[:MAX_CANDIDATES]
+    cells = {cell(c) for c in kept}
+    for c in out[MAX_CANDIDATES:]:
+        if len(kept) >= MAX_CANDIDATES + EXTRA_CANDIDATES:
+            break
+        if cell(c) not in cells:
+            cells.add(cell(c))
+            kept.append(c)
+    return kept
 
 
 class _EdgeEvidence:
@@ -305,7 +322,7 @@ def find_cards(
     ``ignore``: pixels where no card can lie (the kit's markers)."""
     w_px, h_px = card_w_in * px_per_in, card_h_in * px_per_in
     evidence = _EdgeEvidence(view)
-    candidates = _candidates(view, w_px, h_px)[:MAX_CANDIDATES]
+    candidates = _candidates(view, w_px, h_px)
     if not candidates:
         return []
     poses = _fit_poses(np.array([c[:3] for c in candidates]), w_px, h_px, evidence)
@@ -368,7 +385,9 @@ def find_cards(
         on_edge_a[idx] = evidence.on_edge(outline_a[idx], normals_a[idx])
         rim[idx] = _colours_at(view, outline_a[idx] - RIM_DEPTH_PX * normals_a[idx])
 
-    covered = np.zeros(view.shape[:2], np.uint8)  # cards kept so far, shrunk 2 px: what they hide of outlines
+    # Cards kept so far, grown 2 px: what they hide of outlines. A "card" lying along the edges of cards
+    # above it would find its outline on their edges; those edges are theirs, not its.
+    covered = np.zeros(view.shape[:2], np.uint8)
     if ignore is not None:
         covered |= (ignore > 0).astype(np.uint8)
     # Cards kept so far, whole: what shows of a card's face. A "card" seen only in the gap between two
@@ -435,7 +454,7 @@ def find_cards(
         alive[k] = False
         one = np.zeros_like(covered)
         cv2.fillPoly(one, [np.round(corners * 8).astype(np.int32)], 1, cv2.LINE_8, shift=3)
-        covered |= cv2.erode(one, np.ones((5, 5), np.uint8))
+        covered |= cv2.dilate(one, np.ones((5, 5), np.uint8))
         covered_whole |= one
         touched = np.nonzero(alive & (dist < reach))[0]
         if len(touched):
@@ -455,3 +474,4 @@ def find_cards(
 def _angle_gap(a: float, b: float) -> float:
     d = abs(a - b) % 180.0
     return min(d, 180.0 - d)
+

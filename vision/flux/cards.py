@@ -120,6 +120,7 @@ def _candidates(view: npt.NDArray[np.uint8], w_px: float, h_px: float) -> list[t
                 if 0 <= bx < ww and 0 <= by < hh:
                     out.append((float(bx), float(by), float(rot), float(s)))
     out.sort(key=lambda c: -c[3])
+
     # A striped face votes for a plateau of equal peaks a pixel apart, thousands of them, which can
     # crowd the cards below out of the best MAX_CANDIDATES: after those, the best vote of each cell of
     # pose not yet voted for is kept too (EXTRA_CANDIDATES of them).
@@ -474,4 +475,3 @@ def find_cards(
 def _angle_gap(a: float, b: float) -> float:
     d = abs(a - b) % 180.0
     return min(d, 180.0 - d)
-

@@ -83,7 +83,8 @@ def card_corners(x: float, y: float, rotation_deg: float, w: float, h: float) ->
 
 
 def _candidates(view: npt.NDArray[np.uint8], w_px: float, h_px: float) -> list[tuple[float, float, float, float]]:
-    """(x_px, y_px, rotation_deg, outline score) of card-shaped outlines, by a vote over rotations."""
+    """(x_px, y_px, rotation_deg, outline score) of card-shaped outlines, by a vote over rotations: the
+    best MAX_CANDIDATES, then up to EXTRA_CANDIDATES more from cells of pose not voted for yet."""
     hh, ww = view.shape[:2]
     diag = int(math.ceil(math.hypot(hh, ww))) + 4
     out: list[tuple[float, float, float, float]] = []

@@ -95,6 +95,27 @@ def test_the_cards_of_overlapping_rows_and_fans_are_found() -> None:
     assert exact >= 8, exact  # of 12
 
 
+def test_a_card_hanging_off_the_table_edge_is_found_from_what_lies_on_the_table() -> None:
+    """The top view ends at the table's edge. A Source card pushed part way off it (pools lie along the
+    players' edges, Affinity: Flux > Source Cards > Drawing Source: "face-up in front of your board") shows
+    only part of its outline; the table's edge, where the mat ends darker, is no evidence for or against
+    it. Before the view's border was left out, none of these cards was found."""
+    for off_in in (0.3, 0.6, 0.9, 1.2):
+        rng = np.random.default_rng(5)
+        view = np.full((300, 400, 3), 90.0, np.float32) + rng.normal(0, 3, (300, 400, 3)).astype(np.float32)
+        face = card_face(random_design(np.random.default_rng(7)), 120, 168)
+        y_in = 12.0 - CARD_H_IN / 2 + off_in  # the view is 12" deep
+        _paint(view, face, 8.0, y_in, 3.0)
+        view[-2:] *= 0.6  # the mat's end
+        found = find_cards(np.clip(view, 0, 255).astype(np.uint8), CARD_W_IN, CARD_H_IN)
+        assert len(found) == 1, (off_in, found)
+        card = found[0]
+        assert math.hypot(card.x_in - 8.0, card.y_in - y_in) < 0.06
+        assert card.support > 0.95
+        # What lies off the table (and on its edge) is not counted as shown: at least the far side.
+        assert card.visible_outline <= 0.75, card.visible_outline
+
+
 def test_an_empty_mat_has_no_cards() -> None:
     rng = np.random.default_rng(4)
     view = np.clip(rng.normal(100, 6, (300, 300, 3)), 0, 255).astype(np.uint8)

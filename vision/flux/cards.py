@@ -402,7 +402,7 @@ def find_cards(
     covered_whole = covered.copy()
     # The view's border is the table's edge (or the end of what was searched): the mat ends there in an
     # edge that is no card's, and a "card" hanging off the table would find one of its sides on it.
-    vh, vw = covered.shape
+    vh, vw = view.shape[:2]
     covered[:VIEW_BORDER_PX, :] = covered[vh - VIEW_BORDER_PX :, :] = 1
     covered[:, :VIEW_BORDER_PX] = covered[:, vw - VIEW_BORDER_PX :] = 1
     alive = ~_lookup(covered, poses[:, :2])

@@ -135,6 +135,13 @@ def _view_and_cards(
         cv2.rectangle(ignore, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1, -1)
     if finder == "learned" or (finder == "auto" and LearnedCardFinder.available()):
         return _learned_finder(DEFAULT_CARD_MODEL).find(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
+    return _view_and_cards_from_view(view, ignore, layout)
+
+
+def _view_and_cards_from_view(
+    view: npt.NDArray[np.uint8], ignore: npt.NDArray[np.uint8], layout: FluxLayout
+) -> list[FoundCard]:
+    """The classical finder on a top view, with short pools searched again."""
     found = find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
     return _rearranged_pools(view, ignore, layout, found)
 
@@ -146,7 +153,7 @@ def _rearranged_pools(
     view: npt.NDArray[np.uint8], ignore: npt.NDArray[np.uint8], layout: FluxLayout, found: list[FoundCard]
 ) -> list[FoundCard]:
     """Each pool holding fewer than ``POOL_DRAW`` cards found is searched again with each of its cards
-    banned in turn; the arrangement that explains the most cards in the pool is kept.
+    banned in turn; the arrangement with the most cards in the pool, up to ``POOL_DRAW``, is kept.
 
     The greedy search keeps a card that explains most of its outline; in a fan a card above
     can be kept a strip off its place, on a neighbour's edge, and then hides the card it stood
@@ -170,7 +177,8 @@ def _rearranged_pools(
             again = find_cards(crop, layout.card_w_in, layout.card_h_in, PX_PER_IN, crop_ignore, [ban])
             again = [_shifted(c, x0 / PX_PER_IN, y0 / PX_PER_IN) for c in again]
             again = [c for c in again if zone.contains(c.x_in, c.y_in)]
-            if len(again) > len(best):
+            # More than the draw is no likelier than the draw: an arrangement beyond it adds false cards.
+            if len(best) < len(again) <= POOL_DRAW:
                 best = again
         if best is not mine:
             ids = {id(c) for c in mine}

@@ -13,7 +13,8 @@ Candidates are taken cleanest outline first and kept while they explain
 edges: a card above hides the parts of the cards below it, so each candidate
 is judged, and fitted again, only on the part of its outline that no card
 already kept is lying on, and must show enough of its face (a "card" seen
-only in the gap between two cards shows mat). Cards are returned top first.
+only in the gap between two cards shows mat). The view's border (the table's
+edge) is no evidence either way. Cards are returned top first.
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.flux.read as flux_read
 from calibration.table_frame import calibrate
-from vision.flux.cards import PX_PER_IN, FoundCard, card_corners, find_cards
+from vision.flux.cards import PX_PER_IN, card_corners, find_cards
 from vision.flux.designs import DesignError, Designs
 from vision.flux.layout import CARD_H_IN, CARD_W_IN, FluxLayout, FluxLayoutError
 from vision.flux.read import count_life_tokens, read_flux_table, register_designs
@@ -115,52 +114,6 @@ def test_a_card_hanging_off_the_table_edge_is_found_from_what_lies_on_the_table(
         assert card.support > 0.95
         # What lies off the table (and on its edge) is not counted as shown: at least the far side.
         assert card.visible_outline <= 0.75, card.visible_outline
-
-
-def _card_at(x_in: float, y_in: float) -> FoundCard:
-    corners = card_corners(x_in, y_in, 0.0, CARD_W_IN, CARD_H_IN)
-    return FoundCard(x_in, y_in, 0.0, corners, 1.0, 1.0, 1.0)
-
-
-def test_a_pool_short_of_the_draw_is_searched_again_without_each_of_its_cards(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Affinity: Flux > Source Cards > Drawing Source: "draw 5 Source Cards ... this is your Source Pool".
-    A pool where fewer than five cards were found is searched again with each card found there banned in
-    turn (the greedy search may have kept it a strip off its place, hiding the card below); the
-    arrangement with the most cards, up to five, replaces it. Six is refused: more than the draw is no
-    likelier than the draw, and such arrangements carried false cards on the held-out photos. The card
-    search itself is faked here, to pin the choice; the real search is measured in docs/flux.md."""
-    layout = FluxLayout.default()
-    pool = layout.zone("pool", "A")
-    y_in = (pool.y0_in + pool.y1_in) / 2
-    greedy = [_card_at(x, y_in) for x in (9.5, 11.5, 13.5, 15.5)] + [_card_at(12.0, 14.0)]  # last: A's board
-    searches: list[tuple[float, float]] = []
-
-    def fake_find(view, w_in, h_in, px_per_in, ignore, banned=None):  # type: ignore[no-untyped-def]
-        if banned is None:
-            return greedy
-        ((bx_px, by_px, _),) = banned
-        margin_px = int(math.hypot(CARD_W_IN, CARD_H_IN) * PX_PER_IN)  # the crop's corner, as the re-search cuts it
-        x0_in = max(0, int(pool.x0_in * PX_PER_IN) - margin_px) / PX_PER_IN
-        y0_in = max(0, int(pool.y0_in * PX_PER_IN) - margin_px) / PX_PER_IN
-        banned_x_in = round(bx_px / PX_PER_IN + x0_in, 1)
-        searches.append((banned_x_in, round(by_px / PX_PER_IN + y0_in, 1)))
-        xs = {9.5: [9.5, 10.5, 11.5, 12.5, 13.5, 14.5], 11.5: [9.5, 11.0, 12.5, 14.0, 15.5]}.get(
-            banned_x_in, [9.5, 11.5, 13.5, 15.5]
-        )
-        return [_card_at(x - x0_in, y_in - y0_in) for x in xs]
-
-    monkeypatch.setattr(flux_read, "find_cards", fake_find)
-    view = np.zeros((600, 600, 3), np.uint8)
-    out = flux_read._view_and_cards_from_view(view, np.zeros((600, 600), np.uint8), layout)
-    assert searches == [(x, round(y_in, 1)) for x in (9.5, 11.5, 13.5, 15.5)]  # each pool card banned once
-    in_pool = [c for c in out if pool.contains(c.x_in, c.y_in)]
-    assert [round(c.x_in, 2) for c in in_pool] == [9.5, 11.0, 12.5, 14.0, 15.5]
-    assert [(c.x_in, c.y_in) for c in out if not pool.contains(c.x_in, c.y_in)] == [(12.0, 14.0)]
-    # A pool already holding the draw is left as found.
-    searches.clear()
-    greedy[:] = [_card_at(x, y_in) for x in (9.5, 11.5, 13.5, 15.5, 17.5)]
-    assert len(flux_read._view_and_cards_from_view(view, np.zeros((600, 600), np.uint8), layout)) == 5
-    assert searches == []
 
 
 def test_an_empty_mat_has_no_cards() -> None:

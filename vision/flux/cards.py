@@ -47,8 +47,6 @@ RESTART_BELOW = 0.9  # support below which a fit is started again from shifted p
 START_SHIFTS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))  # in border widths
 # The last search a pose gets, on the support itself, one axis at a time: x px, y px, rotation deg.
 POSE_STEPS = np.array([(-1.0, -1.0, -1.5), (-0.5, -0.5, -0.75), (0.5, 0.5, 0.75), (1.0, 1.0, 1.5)])
-BAN_PX = 3.0  # a banned pose bans the poses this near it ...
-BAN_DEG = 3.0  # ... and this near its rotation
 VIEW_BORDER_PX = 4  # outline samples this near the view's border are not evidence
 REFIT_SUPPORT = 0.4  # candidates uncovered by a kept card are fitted again from this much support
 
@@ -316,7 +314,6 @@ def find_cards(
     card_h_in: float,
     px_per_in: float = PX_PER_IN,
     ignore: npt.NDArray[np.uint8] | None = None,
-    banned: list[tuple[float, float, float]] | None = None,
 ) -> list[FoundCard]:
     """Cards in a top view of the table (``px_per_in``), top first.
 
@@ -326,8 +323,7 @@ def find_cards(
     A card's edge is told from the edges of patterns printed on cards by
     what lies just inside it: a card's rim is one colour all round (its
     border, or its plain back), a pattern's is not.
-    ``ignore``: pixels where no card can lie (the kit's markers).
-    ``banned``: poses (x_px, y_px, rotation_deg) not to be kept, to see what the search finds without them."""
+    ``ignore``: pixels where no card can lie (the kit's markers)."""
     w_px, h_px = card_w_in * px_per_in, card_h_in * px_per_in
     evidence = _EdgeEvidence(view)
     candidates = _candidates(view, w_px, h_px)
@@ -442,8 +438,6 @@ def find_cards(
             & (vis_area >= MIN_VISIBLE_AREA)
             & sides_ok
         )
-        for bx, by, br in banned or ():
-            ok &= (np.hypot(poses[:, 0] - bx, poses[:, 1] - by) > BAN_PX) | (_angle_gaps(poses[:, 2], br) > BAN_DEG)
         if not ok.any():
             break
         # Cleanest outline first: a card lying under others explains less of its outline than the card on top.
@@ -484,12 +478,6 @@ def find_cards(
                 place(near)
                 judge(near)
     return kept
-
-
-def _angle_gaps(a: FloatArray, b: float) -> FloatArray:
-    d = np.abs(a - b) % 180.0
-    out: FloatArray = np.minimum(d, 180.0 - d)
-    return out
 
 
 def _angle_gap(a: float, b: float) -> float:

@@ -7,7 +7,6 @@ value is then given as a range (too close to call) rather than a guess.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,63 +134,7 @@ def _view_and_cards(
         cv2.rectangle(ignore, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1, -1)
     if finder == "learned" or (finder == "auto" and LearnedCardFinder.available()):
         return _learned_finder(DEFAULT_CARD_MODEL).find(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
-    return _view_and_cards_from_view(view, ignore, layout)
-
-
-def _view_and_cards_from_view(
-    view: npt.NDArray[np.uint8], ignore: npt.NDArray[np.uint8], layout: FluxLayout
-) -> list[FoundCard]:
-    """The classical finder on a top view, with short pools searched again."""
-    found = find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
-    return _rearranged_pools(view, ignore, layout, found)
-
-
-POOL_DRAW = 5  # "draw 5 Source Cards" (Drawing Source): a pool showing fewer is searched again
-
-
-def _rearranged_pools(
-    view: npt.NDArray[np.uint8], ignore: npt.NDArray[np.uint8], layout: FluxLayout, found: list[FoundCard]
-) -> list[FoundCard]:
-    """Each pool holding fewer than ``POOL_DRAW`` cards found is searched again with each of its cards
-    banned in turn; the arrangement with the most cards in the pool, up to ``POOL_DRAW``, is kept.
-
-    The greedy search keeps a card that explains most of its outline; in a fan a card above
-    can be kept a strip off its place, on a neighbour's edge, and then hides the card it stood
-    in for. Taking that card away and searching again finds the arrangement the greedy missed."""
-    margin_px = int(np.hypot(layout.card_w_in, layout.card_h_in) * PX_PER_IN)
-    hh, ww = view.shape[:2]
-    out = list(found)
-    for p in layout.players:
-        zone = layout.zone("pool", p)
-        mine = [c for c in out if zone.contains(c.x_in, c.y_in)]
-        if not mine or len(mine) >= POOL_DRAW:
-            continue
-        x0 = max(0, int(zone.x0_in * PX_PER_IN) - margin_px)
-        y0 = max(0, int(zone.y0_in * PX_PER_IN) - margin_px)
-        x1 = min(ww, int(zone.x1_in * PX_PER_IN) + margin_px)
-        y1 = min(hh, int(zone.y1_in * PX_PER_IN) + margin_px)
-        crop, crop_ignore = view[y0:y1, x0:x1], ignore[y0:y1, x0:x1]
-        best = mine
-        for card in mine:
-            ban = (card.x_in * PX_PER_IN - x0, card.y_in * PX_PER_IN - y0, card.rotation_deg)
-            again = find_cards(crop, layout.card_w_in, layout.card_h_in, PX_PER_IN, crop_ignore, [ban])
-            again = [_shifted(c, x0 / PX_PER_IN, y0 / PX_PER_IN) for c in again]
-            again = [c for c in again if zone.contains(c.x_in, c.y_in)]
-            # More than the draw is no likelier than the draw: an arrangement beyond it adds false cards.
-            if len(best) < len(again) <= POOL_DRAW:
-                best = again
-        if best is not mine:
-            ids = {id(c) for c in mine}
-            at = next(k for k, c in enumerate(out) if id(c) in ids)
-            rest = [c for c in out if id(c) not in ids]
-            out = rest[:at] + best + rest[at:]
-    return out
-
-
-def _shifted(card: FoundCard, dx_in: float, dy_in: float) -> FoundCard:
-    return dataclasses.replace(
-        card, x_in=card.x_in + dx_in, y_in=card.y_in + dy_in, corners_in=card.corners_in + [dx_in, dy_in]
-    )
+    return find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
 
 
 def _looks(image: npt.NDArray[np.uint8], frame: TableFrame, found: list[FoundCard]) -> list[Look | None]:

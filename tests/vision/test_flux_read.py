@@ -100,10 +100,10 @@ def test_a_card_hanging_off_the_table_edge_is_found_from_what_lies_on_the_table(
     players' edges, Affinity: Flux > Source Cards > Drawing Source: "face-up in front of your board") shows
     only part of its outline; the table's edge, where the mat ends darker, is no evidence for or against
     it. Before the view's border was left out, none of these cards was found."""
+    face = card_face(random_design(np.random.default_rng(7)), 120, 168)
     for off_in in (0.3, 0.6, 0.9, 1.2):
         rng = np.random.default_rng(5)
         view = np.full((300, 400, 3), 90.0, np.float32) + rng.normal(0, 3, (300, 400, 3)).astype(np.float32)
-        face = card_face(random_design(np.random.default_rng(7)), 120, 168)
         y_in = 12.0 - CARD_H_IN / 2 + off_in  # the view is 12" deep
         _paint(view, face, 8.0, y_in, 3.0)
         view[-2:] *= 0.6  # the mat's end

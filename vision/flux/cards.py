@@ -478,8 +478,3 @@ def find_cards(
                 place(near)
                 judge(near)
     return kept
-
-
-def _angle_gap(a: float, b: float) -> float:
-    d = abs(a - b) % 180.0
-    return min(d, 180.0 - d)

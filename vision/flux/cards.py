@@ -13,8 +13,10 @@ Candidates are taken cleanest outline first and kept while they explain
 edges: a card above hides the parts of the cards below it, so each candidate
 is judged, and fitted again, only on the part of its outline that no card
 already kept is lying on, and must show enough of its face (a "card" seen
-only in the gap between two cards shows mat). The view's border (the table's
-edge) is no evidence either way. Cards are returned top first.
+only in the gap between two cards shows mat). A candidate with another
+card's side seen running across its face is not on top, and waits for the
+card lying over it. The view's border (the table's edge) is no evidence
+either way. Cards are returned top first.
 """
 
 from __future__ import annotations
@@ -49,6 +51,20 @@ START_SHIFTS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1
 POSE_STEPS = np.array([(-1.0, -1.0, -1.5), (-0.5, -0.5, -0.75), (0.5, 0.5, 0.75), (1.0, 1.0, 1.5)])
 VIEW_BORDER_PX = 4  # outline samples this near the view's border are not evidence
 REFIT_SUPPORT = 0.4  # candidates uncovered by a kept card are fitted again from this much support
+# Which passing candidate is on top: not one with another card's side seen running across its face. Seen:
+# this far inside the face (past its 3 px border and the blur of the border's inner edge), on this many
+# samples of one side (half a short side) and this share of those inside, each on a straight edge of one
+# sign (STRAIGHT_TOLERANCE_PX) in that card's rim colour.
+SHOW_THROUGH_MARGIN_PX = 7.0
+SHOW_THROUGH_MIN = 12
+SHOW_THROUGH_SHARE = 0.6
+STRAIGHT_TOLERANCE_PX = 0.5
+# Only candidates turned alike and ranked close contest the order. Cards overlapping in a row or a fan lie
+# turned alike; the lines of a printed pattern (stripes, checks) trace "cards" turned a quarter across real
+# ones, and "cards" shifted by a stripe, which rank lower than the real card they lie on.
+CONTEST_MAX_TURN_DEG = 30.0
+CONTEST_RANK_GAP = 0.1
+TOP_CHECKS = 8  # passing candidates tried, best ranked first, for one that nothing shows through
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -442,7 +458,7 @@ def find_cards(
             break
         # Cleanest outline first: a card lying under others explains less of its outline than the card on top.
         rank = explained / np.maximum(shown, 1) + RANK_OUTLINE_WEIGHT * shown / n_outline
-        k = int(np.argmax(np.where(ok, rank, -1.0)))
+        k = _on_top(np.nonzero(ok)[0], rank, poses, outline_a, normals_a, on_edge_a, rim, covered, evidence, w_px, h_px)
         x, y, rot = _refine(float(poses[k, 0]), float(poses[k, 1]), float(poses[k, 2]), w_px, h_px, evidence, covered)
         corners = card_corners(x, y, rot, w_px, h_px)
         kept.append(
@@ -478,3 +494,138 @@ def find_cards(
                 place(near)
                 judge(near)
     return kept
+
+
+def _on_top(
+    ok: npt.NDArray[np.intp],
+    rank: FloatArray,
+    poses: FloatArray,
+    outline: FloatArray,
+    normals: FloatArray,
+    on_edge: npt.NDArray[np.bool_],
+    rim: npt.NDArray[np.float32],
+    covered: npt.NDArray[np.uint8],
+    evidence: _EdgeEvidence,
+    w_px: float,
+    h_px: float,
+) -> int:
+    """The best ranked of the passing candidates ``ok`` that no other passing candidate shows through.
+
+    A card on top hides what lies under it: another card's side seen running
+    across its face says it is not on top. In a row overlapping by half a
+    card, the card two places down can rank first by a hair (its far side
+    lines up with the side of the card two places up, so it shows a whole
+    outline); laid on top, it would hide the card between, whose side runs
+    across its face. Two cards cannot each lie on the other: where the
+    contested card's side shows across the contender's face too, one of them
+    is a pattern's lines and the contest says nothing. Only candidates
+    turned alike and ranked close (CONTEST_*) contest. When every candidate
+    tried is seen through, the best ranked is taken.
+    """
+    order = ok[np.argsort(-rank[ok], kind="stable")]
+    shared = (poses, outline, normals, on_edge, rim, covered, evidence, w_px, h_px)
+
+    def same_card(k: int, others: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Which of ``others`` are votes for the same card as ``k`` (as the greedy loop counts them)."""
+        dist = np.hypot(poses[others, 0] - poses[k, 0], poses[others, 1] - poses[k, 1])
+        out: npt.NDArray[np.bool_] = (dist < 0.3 * w_px) & (_turn_deg(poses[others, 2], poses[k, 2]) < 12)
+        return out
+
+    seen_through: list[int] = []
+    for k in order:
+        if len(seen_through) >= TOP_CHECKS:
+            break
+        if seen_through and same_card(k, np.array(seen_through)).any():
+            continue  # another vote for a card already seen through
+        others = order[order != k]
+        near = np.hypot(poses[others, 0] - poses[k, 0], poses[others, 1] - poses[k, 1]) < math.hypot(w_px, h_px)
+        alike = _turn_deg(poses[others, 2], poses[k, 2]) <= CONTEST_MAX_TURN_DEG
+        close = rank[others] >= rank[k] - CONTEST_RANK_GAP
+        others = others[near & alike & close & ~same_card(k, others)]
+        if len(others):
+            mine = np.full(len(others), k)
+            through = _side_across(others, mine, *shared) & ~_side_across(mine, others, *shared)
+        if not len(others) or not through.any():
+            return int(k)
+        seen_through.append(int(k))
+    return int(order[0])
+
+
+def _turn_deg(a_deg: FloatArray, b_deg: float) -> FloatArray:
+    """How far apart two card rotations are (a card turned half round is the same rectangle)."""
+    gap = np.abs(a_deg - b_deg) % 180.0
+    out: FloatArray = np.minimum(gap, 180.0 - gap)
+    return out
+
+
+def _side_across(
+    side_of: npt.NDArray[np.intp],
+    face_of: npt.NDArray[np.intp],
+    poses: FloatArray,
+    outline: FloatArray,
+    normals: FloatArray,
+    on_edge: npt.NDArray[np.bool_],
+    rim: npt.NDArray[np.float32],
+    covered: npt.NDArray[np.uint8],
+    evidence: _EdgeEvidence,
+    w_px: float,
+    h_px: float,
+) -> npt.NDArray[np.bool_]:
+    """Per pair i: whether a side of candidate ``side_of[i]`` is seen running across the face of candidate
+    ``face_of[i]`` (SHOW_THROUGH_*), where no card kept so far covers it."""
+    a = np.radians(poses[face_of, 2])[:, None]
+    rel = outline[side_of] - poses[face_of, None, :2]
+    u = rel[..., 0] * np.cos(a) + rel[..., 1] * np.sin(a)  # along the face's short side
+    v = -rel[..., 0] * np.sin(a) + rel[..., 1] * np.cos(a)
+    inside = (np.abs(u) < w_px / 2 - SHOW_THROUGH_MARGIN_PX) & (np.abs(v) < h_px / 2 - SHOW_THROUGH_MARGIN_PX)
+    inside &= ~_lookup(covered, outline[side_of])
+    seen = _one_rim(on_edge[side_of] & inside, rim[side_of])
+    seen &= _straight_one_sign(outline[side_of], normals[side_of], seen, evidence)
+    n_inside = inside.reshape(len(side_of), 4, -1).sum(axis=2)
+    n_seen = seen.reshape(len(side_of), 4, -1).sum(axis=2)
+    out: npt.NDArray[np.bool_] = np.any(
+        (n_seen >= SHOW_THROUGH_MIN) & (n_seen >= SHOW_THROUGH_SHARE * n_inside), axis=1
+    )
+    return out
+
+
+def _straight_one_sign(
+    pts: FloatArray, normals: FloatArray, seen: npt.NDArray[np.bool_], evidence: _EdgeEvidence
+) -> npt.NDArray[np.bool_]:
+    """Outline samples (N, 4 * per side) whose edge lies on one straight line with the other ``seen``
+    samples of their side, and changes colour the same way as most of them.
+
+    A card's side is one straight edge of its border's colour. A printed
+    stripe crossing the side at a slant is found at offsets that sweep back
+    and forth; the line between printed checks changes sign from check to
+    check."""
+    n = len(pts)
+    offsets = np.arange(-1.5, 1.51, 0.25)
+    strength = np.stack([evidence.across_strength(pts + o * normals, normals) for o in offsets])
+    where = offsets[np.argmax(strength, axis=0)]  # (N, S): the edge's place across the side
+    g = _colours_at(evidence.g, pts + where[..., None] * normals)
+    sign = np.sign(g[..., 0] * normals[..., 0] + g[..., 1] * normals[..., 1])
+    where, sign, m = (x.reshape(n, 4, -1) for x in (where, sign, seen))
+    t = np.linspace(0.0, 1.0, where.shape[2])[None, None]
+
+    def line_residual(keep: npt.NDArray[np.bool_]) -> FloatArray:
+        """|offset - its least-squares line in t| per sample, the line fitted on ``keep`` of each side."""
+        w = keep.astype(np.float64)
+        s0, st, stt = w.sum(axis=2), (w * t).sum(axis=2), (w * t * t).sum(axis=2)
+        sy, sty = (w * where).sum(axis=2), (w * t * where).sum(axis=2)
+        det = s0 * stt - st * st
+        slope = np.where(np.abs(det) > 1e-9, (s0 * sty - st * sy) / np.where(np.abs(det) > 1e-9, det, 1.0), 0.0)
+        icpt = (sy - slope * st) / np.maximum(s0, 1.0)
+        out: FloatArray = np.abs(where - (slope[..., None] * t + icpt[..., None]))
+        return out
+
+    # Fitted once on every seen sample, then again without the worst half (a stray edge pulls the line).
+    resid = line_residual(m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # sides with nothing seen
+        typical = np.nanmedian(np.where(m, resid, np.nan), axis=2, keepdims=True)
+    resid = line_residual(m & (resid <= np.maximum(STRAIGHT_TOLERANCE_PX, np.nan_to_num(typical))))
+    ok = m & (resid <= STRAIGHT_TOLERANCE_PX)
+    major = np.where((sign * ok).sum(axis=2, keepdims=True) >= 0, 1.0, -1.0)
+    out: npt.NDArray[np.bool_] = (ok & (sign == major)).reshape(n, -1)
+    return out

@@ -458,7 +458,8 @@ def find_cards(
             break
         # Cleanest outline first: a card lying under others explains less of its outline than the card on top.
         rank = explained / np.maximum(shown, 1) + RANK_OUTLINE_WEIGHT * shown / n_outline
-        k = _on_top(np.nonzero(ok)[0], rank, poses, outline_a, normals_a, on_edge_a, rim, covered, evidence, w_px, h_px)
+        layering = _Layering(poses, outline_a, normals_a, on_edge_a, rim, covered, evidence, w_px, h_px)
+        k = _on_top(np.nonzero(ok)[0], rank, layering)
         x, y, rot = _refine(float(poses[k, 0]), float(poses[k, 1]), float(poses[k, 2]), w_px, h_px, evidence, covered)
         corners = card_corners(x, y, rot, w_px, h_px)
         kept.append(
@@ -496,19 +497,23 @@ def find_cards(
     return kept
 
 
-def _on_top(
-    ok: npt.NDArray[np.intp],
-    rank: FloatArray,
-    poses: FloatArray,
-    outline: FloatArray,
-    normals: FloatArray,
-    on_edge: npt.NDArray[np.bool_],
-    rim: npt.NDArray[np.float32],
-    covered: npt.NDArray[np.uint8],
-    evidence: _EdgeEvidence,
-    w_px: float,
-    h_px: float,
-) -> int:
+@dataclass(frozen=True)
+class _Layering:
+    """What the contest for the top place looks at: every candidate's pose, outline samples (with their
+    normals, whether each is on an edge, the rim colour inside it) and what the cards kept so far cover."""
+
+    poses: FloatArray
+    outline: FloatArray
+    normals: FloatArray
+    on_edge: npt.NDArray[np.bool_]
+    rim: npt.NDArray[np.float32]
+    covered: npt.NDArray[np.uint8]
+    evidence: _EdgeEvidence
+    w_px: float
+    h_px: float
+
+
+def _on_top(ok: npt.NDArray[np.intp], rank: FloatArray, lay: _Layering) -> int:
     """The best ranked of the passing candidates ``ok`` that no other passing candidate shows through.
 
     A card on top hides what lies under it: another card's side seen running
@@ -523,7 +528,7 @@ def _on_top(
     tried is seen through, the best ranked is taken.
     """
     order = ok[np.argsort(-rank[ok], kind="stable")]
-    shared = (poses, outline, normals, on_edge, rim, covered, evidence, w_px, h_px)
+    poses, w_px, h_px = lay.poses, lay.w_px, lay.h_px
 
     def same_card(k: int, others: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
         """Which of ``others`` are votes for the same card as ``k`` (as the greedy loop counts them)."""
@@ -544,7 +549,7 @@ def _on_top(
         others = others[near & alike & close & ~same_card(k, others)]
         if len(others):
             mine = np.full(len(others), k)
-            through = _side_across(others, mine, *shared) & ~_side_across(mine, others, *shared)
+            through = _side_across(others, mine, lay) & ~_side_across(mine, others, lay)
         if not len(others) or not through.any():
             return int(k)
         seen_through.append(int(k))
@@ -558,29 +563,18 @@ def _turn_deg(a_deg: FloatArray, b_deg: float) -> FloatArray:
     return out
 
 
-def _side_across(
-    side_of: npt.NDArray[np.intp],
-    face_of: npt.NDArray[np.intp],
-    poses: FloatArray,
-    outline: FloatArray,
-    normals: FloatArray,
-    on_edge: npt.NDArray[np.bool_],
-    rim: npt.NDArray[np.float32],
-    covered: npt.NDArray[np.uint8],
-    evidence: _EdgeEvidence,
-    w_px: float,
-    h_px: float,
-) -> npt.NDArray[np.bool_]:
+def _side_across(side_of: npt.NDArray[np.intp], face_of: npt.NDArray[np.intp], lay: _Layering) -> npt.NDArray[np.bool_]:
     """Per pair i: whether a side of candidate ``side_of[i]`` is seen running across the face of candidate
     ``face_of[i]`` (SHOW_THROUGH_*), where no card kept so far covers it."""
-    a = np.radians(poses[face_of, 2])[:, None]
-    rel = outline[side_of] - poses[face_of, None, :2]
+    pts, w_px, h_px = lay.outline[side_of], lay.w_px, lay.h_px
+    a = np.radians(lay.poses[face_of, 2])[:, None]
+    rel = pts - lay.poses[face_of, None, :2]
     u = rel[..., 0] * np.cos(a) + rel[..., 1] * np.sin(a)  # along the face's short side
     v = -rel[..., 0] * np.sin(a) + rel[..., 1] * np.cos(a)
     inside = (np.abs(u) < w_px / 2 - SHOW_THROUGH_MARGIN_PX) & (np.abs(v) < h_px / 2 - SHOW_THROUGH_MARGIN_PX)
-    inside &= ~_lookup(covered, outline[side_of])
-    seen = _one_rim(on_edge[side_of] & inside, rim[side_of])
-    seen &= _straight_one_sign(outline[side_of], normals[side_of], seen, evidence)
+    inside &= ~_lookup(lay.covered, pts)
+    seen = _one_rim(lay.on_edge[side_of] & inside, lay.rim[side_of])
+    seen &= _straight_one_sign(pts, lay.normals[side_of], seen, lay.evidence)
     n_inside = inside.reshape(len(side_of), 4, -1).sum(axis=2)
     n_seen = seen.reshape(len(side_of), 4, -1).sum(axis=2)
     out: npt.NDArray[np.bool_] = np.any(

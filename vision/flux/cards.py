@@ -474,9 +474,8 @@ def find_cards(
             )
         )
         # The same card again (another vote for it) is done with; what it covers is hidden from now on.
+        alive &= ~_votes_for(poses, x, y, rot, w_px)
         dist = np.hypot(poses[:, 0] - x, poses[:, 1] - y)
-        gap = np.abs(poses[:, 2] - rot) % 180.0
-        alive &= ~((dist < 0.3 * w_px) & (np.minimum(gap, 180.0 - gap) < 12))
         alive[k] = False
         one = np.zeros_like(covered)
         cv2.fillPoly(one, [np.round(corners * 8).astype(np.int32)], 1, cv2.LINE_8, shift=3)
@@ -529,31 +528,32 @@ def _on_top(ok: npt.NDArray[np.intp], rank: FloatArray, lay: _Layering) -> int:
     """
     order = ok[np.argsort(-rank[ok], kind="stable")]
     poses, w_px, h_px = lay.poses, lay.w_px, lay.h_px
-
-    def same_card(k: int, others: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
-        """Which of ``others`` are votes for the same card as ``k`` (as the greedy loop counts them)."""
-        dist = np.hypot(poses[others, 0] - poses[k, 0], poses[others, 1] - poses[k, 1])
-        out: npt.NDArray[np.bool_] = (dist < 0.3 * w_px) & (_turn_deg(poses[others, 2], poses[k, 2]) < 12)
-        return out
-
     seen_through: list[int] = []
     for k in order:
+        x, y, rot = poses[k]
         if len(seen_through) >= TOP_CHECKS:
             break
-        if seen_through and same_card(k, np.array(seen_through)).any():
+        if seen_through and _votes_for(poses[seen_through], x, y, rot, w_px).any():
             continue  # another vote for a card already seen through
         others = order[order != k]
-        near = np.hypot(poses[others, 0] - poses[k, 0], poses[others, 1] - poses[k, 1]) < math.hypot(w_px, h_px)
-        alike = _turn_deg(poses[others, 2], poses[k, 2]) <= CONTEST_MAX_TURN_DEG
+        near = np.hypot(poses[others, 0] - x, poses[others, 1] - y) < math.hypot(w_px, h_px)
+        alike = _turn_deg(poses[others, 2], rot) <= CONTEST_MAX_TURN_DEG
         close = rank[others] >= rank[k] - CONTEST_RANK_GAP
-        others = others[near & alike & close & ~same_card(k, others)]
-        if len(others):
-            mine = np.full(len(others), k)
-            through = _side_across(others, mine, lay) & ~_side_across(mine, others, lay)
-        if not len(others) or not through.any():
+        others = others[near & alike & close & ~_votes_for(poses[others], x, y, rot, w_px)]
+        if not len(others):
+            return int(k)
+        mine = np.full(len(others), k)
+        if not (_side_across(others, mine, lay) & ~_side_across(mine, others, lay)).any():
             return int(k)
         seen_through.append(int(k))
     return int(order[0])
+
+
+def _votes_for(poses: FloatArray, x: float, y: float, rot: float, w_px: float) -> npt.NDArray[np.bool_]:
+    """Which ``poses`` are votes for the card at (x, y, rot): near its centre and turned alike."""
+    near = np.hypot(poses[:, 0] - x, poses[:, 1] - y) < 0.3 * w_px
+    out: npt.NDArray[np.bool_] = near & (_turn_deg(poses[:, 2], rot) < 12)
+    return out
 
 
 def _turn_deg(a_deg: FloatArray, b_deg: float) -> FloatArray:
@@ -574,7 +574,10 @@ def _side_across(side_of: npt.NDArray[np.intp], face_of: npt.NDArray[np.intp], l
     inside = (np.abs(u) < w_px / 2 - SHOW_THROUGH_MARGIN_PX) & (np.abs(v) < h_px / 2 - SHOW_THROUGH_MARGIN_PX)
     inside &= ~_lookup(lay.covered, pts)
     seen = _one_rim(lay.on_edge[side_of] & inside, lay.rim[side_of])
-    seen &= _straight_one_sign(pts, lay.normals[side_of], seen, lay.evidence)
+    # Where each candidate's edges lie is measured once, however many pairs it is in.
+    uniq, back = np.unique(side_of, return_inverse=True)
+    where, sign = _edge_place_and_sign(lay.outline[uniq], lay.normals[uniq], lay.evidence)
+    seen &= _straight_one_sign(where[back], sign[back], seen)
     n_inside = inside.reshape(len(side_of), 4, -1).sum(axis=2)
     n_seen = seen.reshape(len(side_of), 4, -1).sum(axis=2)
     out: npt.NDArray[np.bool_] = np.any(
@@ -583,23 +586,30 @@ def _side_across(side_of: npt.NDArray[np.intp], face_of: npt.NDArray[np.intp], l
     return out
 
 
-def _straight_one_sign(
-    pts: FloatArray, normals: FloatArray, seen: npt.NDArray[np.bool_], evidence: _EdgeEvidence
-) -> npt.NDArray[np.bool_]:
-    """Outline samples (N, 4 * per side) whose edge lies on one straight line with the other ``seen``
-    samples of their side, and changes colour the same way as most of them.
+def _edge_place_and_sign(
+    pts: FloatArray, normals: FloatArray, evidence: _EdgeEvidence
+) -> tuple[FloatArray, FloatArray]:
+    """Per outline sample (N, S): where across its side (px, along the normal) the strongest edge
+    running its way lies, and which way the colour changes there (+1 / -1)."""
+    offsets = np.arange(-1.5, 1.51, 0.25)
+    strength = np.stack([evidence.across_strength(pts + o * normals, normals) for o in offsets])
+    where: FloatArray = offsets[np.argmax(strength, axis=0)]
+    g = _colours_at(evidence.g, pts + where[..., None] * normals)
+    sign: FloatArray = np.sign(g[..., 0] * normals[..., 0] + g[..., 1] * normals[..., 1])
+    return where, sign
+
+
+def _straight_one_sign(where: FloatArray, sign: FloatArray, seen: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Outline samples (N, 4 * per side) whose edge (``_edge_place_and_sign``) lies on one straight line
+    with the other ``seen`` samples of their side, and changes colour the same way as most of them.
 
     A card's side is one straight edge of its border's colour. A printed
     stripe crossing the side at a slant is found at offsets that sweep back
     and forth; the line between printed checks changes sign from check to
     check."""
-    n = len(pts)
-    offsets = np.arange(-1.5, 1.51, 0.25)
-    strength = np.stack([evidence.across_strength(pts + o * normals, normals) for o in offsets])
-    where = offsets[np.argmax(strength, axis=0)]  # (N, S): the edge's place across the side
-    g = _colours_at(evidence.g, pts + where[..., None] * normals)
-    sign = np.sign(g[..., 0] * normals[..., 0] + g[..., 1] * normals[..., 1])
-    where, sign, m = (x.reshape(n, 4, -1) for x in (where, sign, seen))
+    n = len(where)
+    where, sign = where.reshape(n, 4, -1), sign.reshape(n, 4, -1)
+    m = seen.reshape(n, 4, -1)
     t = np.linspace(0.0, 1.0, where.shape[2])[None, None]
 
     def line_residual(keep: npt.NDArray[np.bool_]) -> FloatArray:

@@ -16,7 +16,12 @@ already kept is lying on, and must show enough of its face (a "card" seen
 only in the gap between two cards shows mat). A candidate with another
 card's side seen running across its face is not on top, and waits for the
 card lying over it. The view's border (the table's edge) is no evidence
-either way. Cards are returned top first.
+either way. Where the players' designs were registered, their faces settle
+what the outline cannot (FACE_*): of the candidates overlapping the one
+about to be kept, the card on top shows all of a design's face where its
+pose puts it; a card below it, or a "card" a stripe off its true place,
+does not; a "card" no design's face matches is no Source card.
+Cards are returned top first.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -65,8 +71,31 @@ STRAIGHT_TOLERANCE_PX = 0.5
 CONTEST_MAX_TURN_DEG = 30.0
 CONTEST_RANK_GAP = 0.1
 TOP_CHECKS = 8  # passing candidates tried, best ranked first, for one that nothing shows through
+# With the designs' faces registered (vision/flux/faces.py): of the passing votes for the card about to be
+# kept (FACE_ALTERNATIVES best ranked), the one whose pose puts the face where the photo shows it is kept
+# when it matches by FACE_MARGIN more; a "card" no face matches (FACE_MIN) is no Source card.
+FACE_ALTERNATIVES = 12
+FACE_PER_CARD = 3
+FACE_RANK_GAP = 0.2
+FACE_MARGIN = 0.1
+FACE_MIN = 0.3
+FACE_MOVE_GAIN = 0.1  # a kept card is moved onto its face seen a few millimetres off when it matches this much better
 
 FloatArray = npt.NDArray[np.float64]
+
+
+class FaceCheck(Protocol):
+    """Where the registered designs' faces are seen (vision/flux/read.py): a card's corners in view px,
+    the corners of the cards above it hiding what they hide. NaN where it says nothing (outside the zones
+    of Source cards, too little showing)."""
+
+    def score(self, corners_px: FloatArray, above_px: list[FloatArray]) -> float:
+        """How well a face matches with the card where it is (within a print's and a fit's error)."""
+        ...
+
+    def placed(self, corners_px: FloatArray, above_px: list[FloatArray]) -> tuple[float, FloatArray]:
+        """How well a face matches a few millimetres round, and where (view px from the card's centre)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -330,6 +359,7 @@ def find_cards(
     card_h_in: float,
     px_per_in: float = PX_PER_IN,
     ignore: npt.NDArray[np.uint8] | None = None,
+    faces: FaceCheck | None = None,
 ) -> list[FoundCard]:
     """Cards in a top view of the table (``px_per_in``), top first.
 
@@ -339,7 +369,8 @@ def find_cards(
     A card's edge is told from the edges of patterns printed on cards by
     what lies just inside it: a card's rim is one colour all round (its
     border, or its plain back), a pattern's is not.
-    ``ignore``: pixels where no card can lie (the kit's markers)."""
+    ``ignore``: pixels where no card can lie (the kit's markers). ``faces``: where the registered designs'
+    faces are seen (FACE_*)."""
     w_px, h_px = card_w_in * px_per_in, card_h_in * px_per_in
     evidence = _EdgeEvidence(view)
     candidates = _candidates(view, w_px, h_px)
@@ -460,8 +491,21 @@ def find_cards(
         rank = explained / np.maximum(shown, 1) + RANK_OUTLINE_WEIGHT * shown / n_outline
         layering = _Layering(poses, outline_a, normals_a, on_edge_a, rim, covered, evidence, w_px, h_px)
         k = _on_top(np.nonzero(ok)[0], rank, layering)
+        above_px = [c.corners_in * px_per_in for c in kept]
+        if faces is not None:
+            by_face = _by_face(k, ok, rank, poses, w_px, h_px, faces, above_px)
+            if by_face is None:
+                alive[k] = False
+                continue
+            k = by_face
         x, y, rot = _refine(float(poses[k, 0]), float(poses[k, 1]), float(poses[k, 2]), w_px, h_px, evidence, covered)
         corners = card_corners(x, y, rot, w_px, h_px)
+        if faces is not None:  # a card a few millimetres off its face is moved onto it
+            here = faces.score(corners, above_px)
+            there, shift = faces.placed(corners, above_px)
+            if there >= here + FACE_MOVE_GAIN:
+                x, y = x + float(shift[0]), y + float(shift[1])
+                corners = card_corners(x, y, rot, w_px, h_px)
         kept.append(
             FoundCard(
                 x / px_per_in,
@@ -547,6 +591,45 @@ def _on_top(ok: npt.NDArray[np.intp], rank: FloatArray, lay: _Layering) -> int:
             return int(k)
         seen_through.append(int(k))
     return int(order[0])
+
+
+def _by_face(
+    k: int,
+    ok: npt.NDArray[np.bool_],
+    rank: FloatArray,
+    poses: FloatArray,
+    w_px: float,
+    h_px: float,
+    faces: FaceCheck,
+    above_px: list[FloatArray],
+) -> int | None:
+    """Of candidate ``k`` and the passing candidates overlapping it, ranked close (FACE_RANK_GAP), the one
+    whose face matches a registered design best (by FACE_MARGIN); ``k`` where the faces say nothing; None
+    when no face matches. A card on top shows all its face; one under it shows part of the other's face
+    where its own should be, and a "card" a stripe off its true place shows its border on the pattern."""
+    x, y, _ = poses[k]
+    rivals = np.nonzero(
+        ok & (np.hypot(poses[:, 0] - x, poses[:, 1] - y) < math.hypot(w_px, h_px)) & (rank >= rank[k] - FACE_RANK_GAP)
+    )[0]
+    tried = [k]
+    for r in rivals[np.argsort(-rank[rivals], kind="stable")]:
+        if len(tried) >= FACE_ALTERNATIVES:
+            break
+        xr, yr, rotr = poses[r]
+        if r != k and _votes_for(poses[tried], xr, yr, rotr, w_px).sum() < FACE_PER_CARD:
+            tried.append(int(r))  # a few poses of each card: many votes for one would crowd the others out
+    scores = np.array(
+        [
+            faces.score(card_corners(float(poses[a, 0]), float(poses[a, 1]), float(poses[a, 2]), w_px, h_px), above_px)
+            for a in tried
+        ]
+    )
+    if np.isnan(scores[0]):
+        return k
+    best = int(np.nanargmax(scores))
+    if scores[best] < FACE_MIN:
+        return None
+    return int(tried[best]) if scores[best] > scores[0] + FACE_MARGIN else k
 
 
 def _votes_for(poses: FloatArray, x: float, y: float, rot: float, w_px: float) -> npt.NDArray[np.bool_]:

@@ -4,14 +4,15 @@ A design is summed up by what survives a card being partly covered, turned
 upside down or lit a little differently: the histogram of its colours (Lab)
 and of its pattern's edge directions along the card's axes, and how busy the
 pattern is. Two designs of nearly the same colour differ in pattern; two of
-the same pattern differ in colour.
+the same pattern differ in colour. Each design's face (vision/flux/faces.py)
+is kept too: it tells where a card lies, not whose it is.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
+from vision.flux.faces import Grey, face_from_text, face_to_text
 
 FORMAT = "tablesight-flux-designs/1"
 CARD_PX = (126, 176)  # the card straightened out, 2 px per mm
@@ -125,6 +127,9 @@ class Designs:
     """Each player's registered Source card design."""
 
     looks: dict[str, Look]
+    # Each design's face (vision/flux/faces.py), where it was registered; a designs file written before
+    # faces were kept has none, and cards are then found without them.
+    faces: dict[str, Grey] = field(default_factory=dict)
 
     def owner(self, look: Look) -> tuple[str | None, float, dict[str, float]]:
         """(player whose design it is, or None when too close to call; margin; distance to each design)."""
@@ -137,7 +142,10 @@ class Designs:
         return (ranked[0] if margin >= UNSURE_MARGIN else None), margin, dist
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "players": {p: look.to_json() for p, look in self.looks.items()}}
+        players = {p: look.to_json() for p, look in self.looks.items()}
+        for p, face in self.faces.items():
+            players[p]["face_png"] = face_to_text(face)
+        return {"format": FORMAT, "players": players}
 
     def save(self, path: str | Path) -> None:
         tmp = Path(f"{path}.tmp")
@@ -159,7 +167,15 @@ class Designs:
         players = data.get("players")
         if not isinstance(players, dict) or len(players) != 2:
             raise DesignError(f"{path}: players: expected two registered designs, got {players!r:.80}")
-        return cls({str(p): Look.from_json(v, f"{path}: players.{p}") for p, v in players.items()})
+        looks = {str(p): Look.from_json(v, f"{path}: players.{p}") for p, v in players.items()}
+        faces = {}
+        for p, v in players.items():
+            if isinstance(v, dict) and "face_png" in v:
+                try:
+                    faces[str(p)] = face_from_text(v["face_png"])
+                except ValueError as error:
+                    raise DesignError(f"{path}: players.{p}.face_png: {error}") from None
+        return cls(looks, faces)
 
 
 def merge(looks: list[Look]) -> Look:

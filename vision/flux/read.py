@@ -8,6 +8,7 @@ value is then given as a range (too close to call) rather than a guess.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from rules import flux as flux_rules
 from vision.flux.cards import EDGE_MIN, PX_PER_IN, FoundCard, colour_gradients, find_cards
 from vision.flux.cards_learned import DEFAULT_CARD_MODEL, LearnedCardFinder
 from vision.flux.designs import DesignError, Designs, Look, look_of, merge, straighten
+from vision.flux.faces import FACE_PX, REACH_PX, SLACK_PX, Grey, match, register_face, straighten_grey
 from vision.flux.layout import FluxLayout
 
 SOURCE_ZONES = ("pool", "deck", "discard")  # where the cards are Source cards, so whose design matters
@@ -121,8 +123,47 @@ def _learned_finder(model_path: Path) -> LearnedCardFinder:
     return LearnedCardFinder(model_path)
 
 
+@dataclass(frozen=True)
+class _Faces:
+    """Where the registered faces are seen in the photo (cards.FaceCheck), in the zones of Source cards
+    (elsewhere lie unit and Warlord cards, no design's)."""
+
+    image: npt.NDArray[np.uint8]
+    frame: TableFrame
+    layout: FluxLayout
+    faces: dict[str, Grey]
+
+    def _matches(
+        self, corners_px: npt.NDArray[np.float64], above_px: list[npt.NDArray[np.float64]], margin_px: int
+    ) -> tuple[float, int, int]:
+        x_in, y_in = corners_px.mean(axis=0) / PX_PER_IN
+        zone = self.layout.zone_at(float(x_in), float(y_in))
+        if zone is None or zone.kind not in SOURCE_ZONES:
+            return float("nan"), 0, 0
+        grey, mask = straighten_grey(
+            self.image, self.frame, corners_px / PX_PER_IN, [a / PX_PER_IN for a in above_px], margin_px
+        )
+        found = [match(grey, mask, face) for face in self.faces.values()]
+        return max(found, key=lambda f: -math.inf if math.isnan(f[0]) else f[0])
+
+    def score(self, corners_px: npt.NDArray[np.float64], above_px: list[npt.NDArray[np.float64]]) -> float:
+        return self._matches(corners_px, above_px, SLACK_PX)[0]
+
+    def placed(
+        self, corners_px: npt.NDArray[np.float64], above_px: list[npt.NDArray[np.float64]]
+    ) -> tuple[float, npt.NDArray[np.float64]]:
+        score, du, dv = self._matches(corners_px, above_px, REACH_PX)
+        u = (corners_px[1] - corners_px[0]) / FACE_PX[0]  # one face pixel along the card's short side, view px
+        v = (corners_px[3] - corners_px[0]) / FACE_PX[1]
+        return score, du * u + dv * v
+
+
 def _view_and_cards(
-    image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, finder: str = "auto"
+    image: npt.NDArray[np.uint8],
+    frame: TableFrame,
+    layout: FluxLayout,
+    finder: str = "auto",
+    faces: dict[str, Grey] | None = None,
 ) -> list[FoundCard]:
     if finder not in CARD_FINDERS:
         raise ValueError(f"card finder {finder!r}: choose one of {', '.join(CARD_FINDERS)}")
@@ -134,7 +175,8 @@ def _view_and_cards(
         cv2.rectangle(ignore, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1, -1)
     if finder == "learned" or (finder == "auto" and LearnedCardFinder.available()):
         return _learned_finder(DEFAULT_CARD_MODEL).find(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
-    return find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore)
+    seen = _Faces(image, frame, layout, faces) if faces else None
+    return find_cards(view, layout.card_w_in, layout.card_h_in, PX_PER_IN, ignore, seen)
 
 
 def _looks(image: npt.NDArray[np.uint8], frame: TableFrame, found: list[FoundCard]) -> list[Look | None]:
@@ -153,17 +195,21 @@ def register_designs(
     found = _view_and_cards(image, frame, layout, finder)
     looks = _looks(image, frame, found)
     by_player: dict[str, list[Look]] = {p: [] for p in layout.players}
-    for card, look in zip(found, looks, strict=True):
+    faces_of: dict[str, list[tuple[Grey, Grey]]] = {p: [] for p in layout.players}
+    for k, (card, look) in enumerate(zip(found, looks, strict=True)):
         zone = layout.zone_at(card.x_in, card.y_in)
         if zone is not None and zone.kind == "pool" and zone.player in by_player and look is not None:
             by_player[zone.player].append(look)
+            faces_of[zone.player].append(
+                straighten_grey(image, frame, card.corners_in, [c.corners_in for c in found[:k]])
+            )
     for p, looks_p in by_player.items():
         if not looks_p:
             raise DesignError(
                 f"no card found in player {p}'s pool ({layout.zone('pool', p).name}): lay one or more cards of "
                 "that player's design there, apart from each other, and photograph again"
             )
-    return Designs({p: merge(lk) for p, lk in by_player.items()})
+    return Designs({p: merge(lk) for p, lk in by_player.items()}, {p: register_face(f) for p, f in faces_of.items()})
 
 
 TOKEN_RING_COVER = 0.9  # share of a token-sized circle that must lie on edges running round it
@@ -224,7 +270,7 @@ def read_flux_table(
     image: npt.NDArray[np.uint8], frame: TableFrame, layout: FluxLayout, designs: Designs, finder: str = "auto"
 ) -> FluxReading:
     """Cards, their owners and zones, each pool's Source, Life Tokens. ``finder``: ``CARD_FINDERS``."""
-    found = _view_and_cards(image, frame, layout, finder)
+    found = _view_and_cards(image, frame, layout, finder, designs.faces)
     looks = _looks(image, frame, found)
     cards = []
     for card, look in zip(found, looks, strict=True):

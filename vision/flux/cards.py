@@ -71,9 +71,10 @@ STRAIGHT_TOLERANCE_PX = 0.5
 CONTEST_MAX_TURN_DEG = 30.0
 CONTEST_RANK_GAP = 0.1
 TOP_CHECKS = 8  # passing candidates tried, best ranked first, for one that nothing shows through
-# With the designs' faces registered (vision/flux/faces.py): of the passing votes for the card about to be
-# kept (FACE_ALTERNATIVES best ranked), the one whose pose puts the face where the photo shows it is kept
-# when it matches by FACE_MARGIN more; a "card" no face matches (FACE_MIN) is no Source card.
+# With the designs' faces registered (vision/flux/faces.py): of the card about to be kept and the passing
+# candidates overlapping it, ranked within FACE_RANK_GAP of it (FACE_ALTERNATIVES best ranked, at most
+# FACE_PER_CARD poses of one card), the one whose pose puts a face where the photo shows it is kept when
+# it matches by FACE_MARGIN more; a "card" no face matches (FACE_MIN) is no Source card.
 FACE_ALTERNATIVES = 12
 FACE_PER_CARD = 3
 FACE_RANK_GAP = 0.2
@@ -491,7 +492,7 @@ def find_cards(
         rank = explained / np.maximum(shown, 1) + RANK_OUTLINE_WEIGHT * shown / n_outline
         layering = _Layering(poses, outline_a, normals_a, on_edge_a, rim, covered, evidence, w_px, h_px)
         k = _on_top(np.nonzero(ok)[0], rank, layering)
-        above_px = [c.corners_in * px_per_in for c in kept]
+        above_px = [c.corners_in * px_per_in for c in kept] if faces is not None else []
         if faces is not None:
             by_face = _by_face(k, ok, rank, poses, w_px, h_px, faces, above_px)
             if by_face is None:

@@ -21,10 +21,10 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
-from vision.flux.faces import Grey, face_from_text, face_to_text
+from vision.flux.faces import FACE_PX, Grey, cut_out, face_from_text, face_to_text
 
 FORMAT = "tablesight-flux-designs/1"
-CARD_PX = (126, 176)  # the card straightened out, 2 px per mm
+CARD_PX = FACE_PX  # the card straightened out, 2 px per mm
 INSET_MM = 4.0  # the border is left out: both players' cards may share it
 UNSURE_MARGIN = 0.08  # relative gap between the two distances below which the owner is not called
 Hist = npt.NDArray[np.float64]
@@ -81,19 +81,9 @@ def straighten(
     above_in: list[npt.NDArray[np.float64]],
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """The card cut out of the photo and straightened (CARD_PX), and the mask of what of it shows."""
-    w, h = CARD_PX
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    # Sample the card through the calibration (lens included) on a grid, not by one homography of 4 corners.
-    u, v = np.meshgrid((np.arange(w) + 0.5) / w, (np.arange(h) + 0.5) / h)
-    c = corners_in
-    table = c[0] + u.reshape(-1, 1) * (c[1] - c[0]) + v.reshape(-1, 1) * (c[3] - c[0])
-    px = frame.table_to_image(table).reshape(h, w, 2).astype(np.float32)
-    card = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    mask = np.full((h, w), 255, np.uint8)
-    to_card = cv2.getAffineTransform(c[:3].astype(np.float32), target[:3])
-    for poly in above_in:
-        pts = cv2.transform(poly.reshape(-1, 1, 2).astype(np.float32), to_card).reshape(-1, 2)
-        cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 0)
+    w = CARD_PX[0]
+    card, shown = cut_out(image, frame, corners_in, above_in)
+    mask = shown * np.uint8(255)
     inset = int(round(INSET_MM * w / 63.0))
     mask[:inset] = 0
     mask[-inset:] = 0

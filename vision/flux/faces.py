@@ -26,23 +26,24 @@ MIN_SHOWN_PX = 600  # fewer pixels of a face than this show: no verdict
 Grey = npt.NDArray[np.float32]
 
 
-def straighten_grey(
+def cut_out(
     image: npt.NDArray[np.uint8],
     frame: TableFrame,
     corners_in: npt.NDArray[np.float64],
     above_in: list[npt.NDArray[np.float64]],
-    margin_px: int = SLACK_PX,
-) -> tuple[Grey, Grey]:
-    """The card at ``corners_in`` (and ``margin_px`` round it) straightened out in grey, and the mask (0/1) of
-    what of that no card above hides. Corners: top-left, top-right, bottom-right, bottom-left of the card."""
+    margin_px: int = 0,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """The card at ``corners_in`` (and ``margin_px`` round it) cut out of the photo and straightened out
+    (FACE_PX), and the mask (0/1) of what of that no card above hides. Corners: top-left, top-right,
+    bottom-right, bottom-left of the card."""
     w, h = FACE_PX
     m = margin_px
+    # Sample the card through the calibration (lens included) on a grid, not by one homography of 4 corners.
     u, v = np.meshgrid((np.arange(-m, w + m) + 0.5) / w, (np.arange(-m, h + m) + 0.5) / h)
     c = np.asarray(corners_in, np.float64)
     table = c[0] + u.reshape(-1, 1) * (c[1] - c[0]) + v.reshape(-1, 1) * (c[3] - c[0])
     px = frame.table_to_image(table).reshape(h + 2 * m, w + 2 * m, 2).astype(np.float32)
     card = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    grey: Grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mask = np.full((h + 2 * m, w + 2 * m), 1, np.uint8)
     to_card = cv2.getAffineTransform(
         c[:3].astype(np.float32), np.array([[m, m], [w + m, m], [w + m, h + m]], np.float32)
@@ -50,8 +51,20 @@ def straighten_grey(
     for poly in above_in:
         pts = cv2.transform(np.asarray(poly, np.float32).reshape(-1, 1, 2), to_card).reshape(-1, 2)
         cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 0)
-    mask = cv2.erode(mask, np.ones((5, 5), np.uint8))  # a little away from the edge of the card above
-    return grey, mask.astype(np.float32)
+    return card, mask
+
+
+def straighten_grey(
+    image: npt.NDArray[np.uint8],
+    frame: TableFrame,
+    corners_in: npt.NDArray[np.float64],
+    above_in: list[npt.NDArray[np.float64]],
+    margin_px: int = SLACK_PX,
+) -> tuple[Grey, Grey]:
+    """``cut_out`` in grey, its mask (0/1) kept a little away from the edge of the card above."""
+    card, mask = cut_out(image, frame, corners_in, above_in, margin_px)
+    grey: Grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return grey, cv2.erode(mask, np.ones((5, 5), np.uint8)).astype(np.float32)
 
 
 def match(grey: Grey, mask: Grey, face: Grey) -> tuple[float, int, int]:

@@ -11,6 +11,7 @@ import pytest
 
 from calibration.layout import Layout
 from calibration.table_frame import TableFrame
+from tests.vision.test_flux_read import _paint as paint_card
 from vision.flux.cards import PX_PER_IN, card_corners, find_cards
 from vision.flux.designs import DesignError, Designs
 from vision.flux.faces import REACH_PX, match, register_face, straighten_grey
@@ -38,12 +39,7 @@ def _corners_in(x_in: float, y_in: float, rot_deg: float) -> np.ndarray:
 
 
 def _paint(photo: np.ndarray, face: np.ndarray, x_in: float, y_in: float, rot_deg: float) -> None:
-    h, w = face.shape[:2]
-    corners = _corners_in(x_in, y_in, rot_deg) * PPI
-    M = cv2.getAffineTransform(np.array([[0, 0], [w, 0], [w, h]], np.float32), corners[:3].astype(np.float32))
-    size = (photo.shape[1], photo.shape[0])
-    mask = cv2.warpAffine(np.ones((h, w), np.float32), M, size)[..., None]
-    photo[:] = photo * (1 - mask) + cv2.warpAffine(face, M, size) * mask
+    paint_card(photo, face, x_in, y_in, rot_deg, PPI)
 
 
 def _stripes_along_the_long_side(rng: np.random.Generator) -> dict:  # type: ignore[type-arg]

@@ -24,10 +24,13 @@ def lens():  # type: ignore[no-untyped-def]
     return webcam_lens(0)
 
 
-def _paint(view: np.ndarray, face: np.ndarray, x_in: float, y_in: float, rot_deg: float) -> None:
-    """Lay a card face into a top view at PX_PER_IN (rotation as card_corners measures it)."""
+def _paint(
+    view: np.ndarray, face: np.ndarray, x_in: float, y_in: float, rot_deg: float, px_per_in: float = PX_PER_IN
+) -> None:
+    """Lay a card face into a top view at ``px_per_in`` (rotation as card_corners measures it)."""
     h, w = face.shape[:2]
-    corners = card_corners(x_in * PX_PER_IN, y_in * PX_PER_IN, rot_deg, CARD_W_IN * PX_PER_IN, CARD_H_IN * PX_PER_IN)
+    k = px_per_in
+    corners = card_corners(x_in * k, y_in * k, rot_deg, CARD_W_IN * k, CARD_H_IN * k)
     src = np.float32([[0, 0], [w, 0], [w, h]])
     M = cv2.getAffineTransform(src, corners[:3].astype(np.float32))
     size = (view.shape[1], view.shape[0])

@@ -285,15 +285,21 @@ def _outline(patch: Image, ref_patch: Image | None) -> tuple[npt.NDArray[np.floa
 
 
 def _oval_shape(size_in: tuple[float, float], fg: Image | None, cx: float, cy: float) -> tuple[str, float]:
-    """The standard oval nearest the proposal, and its facing (from the blob's ellipse where one fits)."""
-    long_in, short_in = max(size_in) / 2, min(size_in) / 2
+    """The standard oval whose box, turned to the facing measured on the blob (where one fits), is nearest the
+    proposal's box; and that facing. The blob gives the facing only: it holds the figure and its shadow too,
+    and named ovals a size too large (measured on 29 ovals of the tuning tables: 31 % right, by the box 90 %)."""
     facing = 0.0 if size_in[0] >= size_in[1] else 90.0
     if fg is not None:
         contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         inside = [c for c in contours if len(c) >= 20 and cv2.pointPolygonTest(c, (cx, cy), False) >= 0]
         if inside:
             (_, _), (w, h), angle = cv2.fitEllipse(max(inside, key=len))
-            long_in, short_in = max(w, h) / 2 / REFINE_PX_PER_IN, min(w, h) / 2 / REFINE_PX_PER_IN
             facing = (angle + (90.0 if w < h else 0.0)) % 180.0
-    size = min(OVALS, key=lambda s: abs(base_semi_axes_in(s)[0] - long_in) + abs(base_semi_axes_in(s)[1] - short_in))
-    return size, facing
+    cos_f, sin_f = abs(np.cos(np.radians(facing))), abs(np.sin(np.radians(facing)))
+    half_w_in, half_h_in = size_in[0] / 2, size_in[1] / 2
+
+    def box_mismatch_in(size: str) -> float:
+        a, b = base_semi_axes_in(size)
+        return float(abs(np.hypot(a * cos_f, b * sin_f) - half_w_in) + abs(np.hypot(a * sin_f, b * cos_f) - half_h_in))
+
+    return min(OVALS, key=box_mismatch_in), facing

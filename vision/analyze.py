@@ -35,6 +35,11 @@ class Analysis:
 
 TEAM_CLOSEST_SHARE = 0.3  # a base's team: from the 30 % of its rim samples nearest a player's colour
 TEAM_ROUNDS = 3  # rounds of learning the players' colours from the photo (measured: 3 is enough)
+# A player given no base takes the part of another's bases lying towards its colour, where they fall in
+# two groups this many spreads apart and at least SPLIT_MIN_DE apart in Lab (measured on the tuning
+# tables: two washed-out teams stood 17.8 apart, one team's bases 4.9).
+SPLIT_GAP_SPREADS = 3.0
+SPLIT_MIN_DE = 8.0
 
 
 def assign_teams(
@@ -67,7 +72,47 @@ def assign_teams(
             if len(mine):  # even one or two bases move it: a colour far off at first gathers the rest then
                 off = np.linalg.norm(mine - refs[p], axis=1)
                 refs[p] = np.median(mine[off <= np.quantile(off, TEAM_CLOSEST_SHARE)], axis=0)
+    confirmed = _lab(np.array([hex_to_bgr(players[p]) for p in names], np.float64))
+    owner = _split_washed_out(samples, owner, refs, confirmed, closest)
     return [names[int(p)] for p in owner]
+
+
+def _split_washed_out(
+    samples: npt.NDArray[np.float64],
+    owner: npt.NDArray[np.int64],
+    refs: npt.NDArray[np.float64],
+    confirmed: npt.NDArray[np.float64],
+    closest: int,
+) -> npt.NDArray[np.int64]:
+    """A player given no base while another holds two groups of bases apart in colour: the group lying
+    towards the empty player's confirmed colour is that player's. Thin rims wash out in a photo (a yellow
+    rim one pixel wide reads cream), so both teams' bases can lie nearer one confirmed colour; they still
+    differ in the direction the two confirmed colours do."""
+    owner = owner.copy()
+    for q in range(len(refs)):
+        if (owner == q).any():
+            continue
+        for p in range(len(refs)):
+            mine = np.flatnonzero(owner == p)
+            if len(mine) < 2 or p == q:
+                continue
+            # Each base's colour: its samples nearest the group's learned colour.
+            d = np.linalg.norm(samples[mine] - refs[p], axis=2)
+            nearest = np.argsort(d, axis=1)[:, :closest]
+            colour = np.take_along_axis(samples[mine], nearest[..., None], axis=1).mean(axis=1)
+            towards = confirmed[q] - confirmed[p]
+            t = colour @ (towards / max(float(np.linalg.norm(towards)), 1e-9))
+            order = np.sort(t)
+            # The best cut into two groups (1-D two-means): the one with least spread within them.
+            cuts = [(order[:k].var() * k + order[k:].var() * (len(order) - k), k) for k in range(1, len(order))]
+            _, k = min(cuts)
+            low, high = order[:k], order[k:]
+            spread = np.sqrt((low.var() * len(low) + high.var() * len(high)) / len(order)) + 1e-9
+            gap = high.mean() - low.mean()
+            if gap >= SPLIT_MIN_DE and gap >= SPLIT_GAP_SPREADS * spread:
+                owner[mine[t >= high.min()]] = q
+                break
+    return owner
 
 
 def _lab(bgr: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -91,6 +91,33 @@ def test_teams_are_read_from_the_rim_a_figure_mostly_hides_under_a_colour_cast()
     assert read == truth
 
 
+def _washed_out_rims(teams: list[str], seed: int) -> np.ndarray:
+    """Samples round bases whose rims are a pixel wide: a yellow rim blurred into a pale base top reads
+    cream, a white one white; both lie nearer the confirmed white than the confirmed yellow."""
+    rng = np.random.default_rng(seed)
+    seen = {"gold": np.array([150.0, 205.0, 215.0]), "white": np.array([205.0, 205.0, 205.0])}  # BGR
+    samples = []
+    for team in teams:
+        rim = (rng.random(144) < 0.35)[:, None]
+        mat = np.array([120.0, 80.0, 90.0]) + rng.normal(0, 8, (144, 3))
+        samples.append(np.clip(np.where(rim, seen[team] + rng.normal(0, 5, (144, 3)), mat), 0, 255))
+    return np.array(samples)
+
+
+def test_washed_out_rims_of_two_players_are_told_apart_and_one_player_is_not_split() -> None:
+    """Both teams' bases nearest one confirmed colour (measured on tuning table 6031: yellow and white
+    rims, every yellow base given to white): the group lying towards the other player's colour is his.
+    A table where only one player has models must stay whole. (Only washed-out yellow bases, with no white
+    ones beside them, still read white: nothing in the photo says otherwise.)"""
+    players = {"gold": "#dcc81e", "white": "#e6e6e6"}
+    truth = ["gold" if k % 3 else "white" for k in range(15)]
+    samples = _washed_out_rims(truth, 3)
+    colours = np.median(samples, axis=1)
+    assert assign_teams(colours, players, samples) == truth
+    alone = ["white"] * 12
+    assert assign_teams(np.median(_washed_out_rims(alone, 4), axis=1), players, _washed_out_rims(alone, 4)) == alone
+
+
 def test_moving_one_model_changes_only_that_model_in_the_photo() -> None:
     """Scripted games re-render one seeded table with models moved: nothing else may change."""
     before = render_table(11, "focal-point", hard="none")

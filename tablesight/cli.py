@@ -459,6 +459,18 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train_refiner(args: argparse.Namespace) -> int:
+    try:
+        from vision.training.commands import train_base_refiner  # training code: only in this command
+    except ImportError as error:
+        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+    result = train_base_refiner(
+        args.out, args.tables, args.seed, args.epochs, ship=args.ship, log=lambda line: print(line, file=sys.stderr)
+    )
+    _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
+    return 0
+
+
 def cmd_train_card_finder(args: argparse.Namespace) -> int:
     try:
         from vision.training.commands import train_card_finder  # training code: only in this command
@@ -813,6 +825,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", default=None, help="comma list of the games whose tables are rendered (default: all four)"
     )
     td.set_defaults(run=cmd_train_detector)
+
+    tr = add("train-refiner", "render tables, train the base refiner (size, centre, is it a base), export ONNX")
+    tr.add_argument("out", help="working folder: tables/, samples.npz, the ONNX model and its card")
+    tr.add_argument("--tables", type=int, default=300, help="rendered tables to cut samples from")
+    tr.add_argument("--seed", type=int, default=600_000)
+    tr.add_argument("--epochs", type=int, default=14)
+    tr.add_argument("--ship", action="store_true", help="install the result as the shipped refiner")
+    tr.set_defaults(run=cmd_train_refiner)
 
     tc = add("train-card-finder", "render Flux tables, train the oriented-box card finder, export ONNX (train extra)")
     tc.add_argument("out", help="working folder: data/, run/, the ONNX model and its card")

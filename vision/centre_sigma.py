@@ -22,6 +22,7 @@ CENTRE_SIGMA_MM = {
     # (pieces: 162, 199, 71, 28, 3, 157)
     "outline": 0.75,  # the base's outline fitted around the network's box, with strong support
     "outline, weak": 1.8,  # fitted, but on little of the outline (figures hide it): heavy tails
+    "refined": 1.0,  # PLACEHOLDER: the base refiner's centre (vision/refiner.py)
     "box": 1.35,  # the network's box only (the outline disagreed or was hidden)
     "oval": 1.6,  # an oval's box and blob ellipse
     "marker outline": 2.65,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)

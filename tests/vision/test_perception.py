@@ -14,33 +14,39 @@ from vision.evaluate import _match, yolo_labels
 from vision.synth.table import render_table
 
 
-@pytest.mark.parametrize("seed", [21, 22])
-def test_rendered_table_analysed_into_a_valid_scene(seed: int) -> None:
-    table = render_table(seed, "focal-point", hard="none")
-    truth = table.scene
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    players = {p["id"]: p["color"] for p in truth["players"]}
+def test_rendered_tables_analysed_into_valid_scenes() -> None:
+    """The classical pipeline end to end on four plain tables; guards round its measured figures (docs/vision.md:
+    recall 57 %, centre median 1.0 mm, team 83 %), pooled, since one table holds only a few bases."""
     classical = make_detector("classical")  # the learned one has its own tests (test_learned.py)
-    result = analyze(
-        table.image, table.layout, table.empty, lens=lens, players=players, terrain=truth["terrain"], detector=classical
-    )
-    scene = Scene.from_dict(result.scene, "analysed")  # valid against the schema
-    assert scene.models and scene.objectives
-    matches = _match(truth["models"], result.scene["models"], lambda m: 0.25)
-    # Measured recall of the classical detector is 57 % (docs/vision.md) since the empty-table frame
-    # stopped carrying the models' shadows; this guards the pipeline, not the accuracy target.
-    assert len(matches) >= 0.4 * len(truth["models"])
-    errors_mm = [d * MM_PER_IN for _, _, d in matches]
+    true_n, errors_mm, right = 0, [], 0
+    for seed in (21, 22, 23, 24):
+        table = render_table(seed, "focal-point", hard="none")
+        truth = table.scene
+        lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+        players = {p["id"]: p["color"] for p in truth["players"]}
+        result = analyze(
+            table.image,
+            table.layout,
+            table.empty,
+            lens=lens,
+            players=players,
+            terrain=truth["terrain"],
+            detector=classical,
+        )
+        scene = Scene.from_dict(result.scene, "analysed")  # valid against the schema
+        assert scene.models and scene.objectives
+        assert result.scene["measurement"]["sigma_in"] > 0
+        matches = _match(truth["models"], result.scene["models"], lambda m: 0.25)
+        owner = {u["id"]: u["player"] for u in truth["units"]}
+        found_owner = {u["id"]: u["player"] for u in result.scene["units"]}
+        true_n += len(truth["models"])
+        errors_mm += [d * MM_PER_IN for _, _, d in matches]
+        right += sum(
+            owner[truth["models"][i]["unit"]] == found_owner[result.scene["models"][j]["unit"]] for i, j, _ in matches
+        )
+    assert len(errors_mm) >= 0.4 * true_n
     assert float(np.median(errors_mm)) < 1.5
-    # Matched bases are on the right side: three in four at least (seed 21 matches only 4 bases, so one
-    # read wrongly is 75 %; over 40 tables the classical detector's team reading is 83 %, docs/vision.md).
-    owner = {u["id"]: u["player"] for u in truth["units"]}
-    found_owner = {u["id"]: u["player"] for u in result.scene["units"]}
-    right = sum(
-        owner[truth["models"][i]["unit"]] == found_owner[result.scene["models"][j]["unit"]] for i, j, _ in matches
-    )
-    assert right >= 0.75 * len(matches)
-    assert result.scene["measurement"]["sigma_in"] > 0
+    assert right >= 0.75 * len(errors_mm)
 
 
 def test_renderer_is_deterministic_and_labels_are_normalised() -> None:

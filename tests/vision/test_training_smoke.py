@@ -81,3 +81,24 @@ def test_train_card_finder_export_and_run_with_cv2_dnn(tmp_path: Path) -> None:
     assert poses.shape == (len(scores), 3) and np.all((poses[:, 2] >= 0) & (poses[:, 2] < 180))
     found = finder.find(view, CARD_W_IN, CARD_H_IN, CARD_PX_PER_IN * 2)  # an untrained model's cards, in order
     assert all(0 <= c.visible_area <= 1 and c.corners_in.shape == (4, 2) for c in found)
+
+
+def test_train_refiner_export_and_run(tmp_path: Path) -> None:
+    """The base refiner's training path, small: render 2 tables, cut samples, one epoch, ONNX, run."""
+    from vision.refiner import ROUND_SIZES, BaseRefiner, crop_origin_px
+
+    out = run("train-refiner", str(tmp_path / "ref"), "--tables", "2", "--epochs", "1", cwd=tmp_path)
+    onnx = tmp_path / "ref" / "base-refiner.onnx"
+    assert "refiner" in out and onnx.is_file()
+    card = json.loads(onnx.with_suffix(".card.json").read_text())
+    assert card["data"]["tables"] == 2 and card["data"]["positives"] > 0 and card["settings"]["epochs"] == 1
+    assert set(card["validation"]) == {"base_right", "size_right", "centre_mm_median", "centre_mm_p95"}
+
+    table = render_table(7, "focal-point")
+    frame = calibrate(table.empty, table.layout, webcam_lens(100_000))
+    refiner = BaseRefiner(onnx)
+    centres = [(m["x"], m["y"]) for m in table.scene["models"][:5]]
+    said = refiner.run(refiner.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres])
+    assert len(said.p_base) == len(centres) and np.all((said.p_base >= 0) & (said.p_base <= 1))
+    assert set(said.size) <= set(ROUND_SIZES)
+    assert np.all(np.abs(said.x_in - np.array(centres)[:, 0]) < 3.0)  # an untrained network, but a crop's worth

@@ -91,8 +91,10 @@ def paint_markers(tex: npt.NDArray[np.float32], layout: Layout, ppi: float, bord
     pad = int(round(0.25 * ppi))
     for mk in layout.markers:
         s = int(round(mk.size_in * ppi))
-        x0 = int(round((mk.x_in - mk.size_in / 2 - 0.25 + border_in) * ppi))
-        y0 = int(round((mk.y_in - mk.size_in / 2 - 0.25 + border_in) * ppi))
+        # The marker's own corner is placed (the paper round it is only white): at 50 px/in its paper's
+        # corner falls mid-pixel, and rounding that put every marker, so the whole calibration, 0.5 mm off.
+        x0 = int(round((mk.x_in - mk.size_in / 2 + border_in) * ppi)) - pad
+        y0 = int(round((mk.y_in - mk.size_in / 2 + border_in) * ppi)) - pad
         tex[y0 : y0 + s + 2 * pad, x0 : x0 + s + 2 * pad] = 245
         tex[y0 + pad : y0 + pad + s, x0 + pad : x0 + pad + s] = np.where(
             marker_image(mk.id, s)[..., None] > 127, 245, 25

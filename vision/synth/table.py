@@ -73,7 +73,7 @@ def paint_objectives(
     """Objective discs (white or orange, a dark rim) into a top-down texture in place."""
     for obj in objectives:
         r = obj["diameter_mm"] / 2 / MM_PER_IN
-        c = (int((obj["x"] + border) * ppi * 8), int((obj["y"] + border) * ppi * 8))
+        c = _tex8(obj["x"], obj["y"], ppi, border)
         fill = (235, 235, 235) if rng.uniform() < 0.5 else (20, 160, 230)
         cv2.circle(tex, c, int(r * ppi * 8), fill, -1, cv2.LINE_AA, 3)
         cv2.circle(tex, c, int(r * ppi * 8), (30, 30, 30), max(1, int(0.05 * ppi)), cv2.LINE_AA, 3)
@@ -120,7 +120,16 @@ def _mat(
 
 
 def _poly_px(poly: shapely.Polygon, ppi: float, border: float) -> npt.NDArray[np.int32]:
-    return np.round((np.asarray(poly.exterior.coords) + border) * ppi * 8).astype(np.int32)  # 3 fractional bits
+    """A polygon in table inches as cv2's fixed-point texture pixels (3 fractional bits; see _tex8)."""
+    return np.round(((np.asarray(poly.exterior.coords) + border) * ppi - 0.5) * 8).astype(np.int32)
+
+
+def _tex8(x_in: float, y_in: float, ppi: float, border: float) -> tuple[int, int]:
+    """A table point as cv2's fixed-point texture pixel (3 fractional bits). cv2 draws pixel k's centre at
+    k, and the camera sees texture pixel k's centre at table (k + 0.5) / ppi - border (Camera.render), so
+    half a pixel comes off; without it, everything painted sat half a texture pixel (0.13-0.25 mm) off its
+    true place in the photos."""
+    return int(round(((x_in + border) * ppi - 0.5) * 8)), int(round(((y_in + border) * ppi - 0.5) * 8))
 
 
 def _terrain(rng: np.random.Generator, table: tuple[float, float], count: int) -> list[dict[str, Any]]:
@@ -369,10 +378,10 @@ def render_table(
     model_shadow = np.zeros((h_px, w_px), np.float32)
     for m in models:
         a, b = base_semi_axes_in(m["base"])
-        c = (np.array([m["x"], m["y"]]) + shadow_dir * m["height_in"] * 0.35 + border) * ppi
+        c = np.array([m["x"], m["y"]]) + shadow_dir * m["height_in"] * 0.35
         cv2.ellipse(
             model_shadow,
-            (int(c[0] * 8), int(c[1] * 8)),
+            _tex8(float(c[0]), float(c[1]), ppi, border),
             (int(a * 1.1 * ppi * 8), int(b * 1.1 * ppi * 8)),
             m["facing_deg"],
             0,
@@ -396,7 +405,7 @@ def render_table(
     )
     for m in models:
         a, b = base_semi_axes_in(m["base"])
-        c = (int((m["x"] + border) * ppi * 8), int((m["y"] + border) * ppi * 8))
+        c = _tex8(m["x"], m["y"], ppi, border)
         player = next(u["player"] for u in units if u["id"] == m["unit"])
         cv2.ellipse(
             tex, c, (int(a * ppi * 8), int(b * ppi * 8)), m["facing_deg"], 0, 360, team[player], -1, cv2.LINE_AA, 3

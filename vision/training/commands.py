@@ -176,3 +176,47 @@ def train_card_finder(
         for path in (onnx, onnx.with_suffix(".pt"), card_path):
             shutil.copyfile(path, DEFAULT_CARD_MODEL.parent / path.name)
     return {"onnx": str(onnx), "weights": str(best), "card": str(card_path), "data": data}
+
+
+def train_base_refiner(
+    out: str | Path,
+    tables: int = 300,
+    seed: int = 600_000,
+    epochs: int = 14,
+    ship: bool = False,
+    workers: int = 2,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Render tables (once), cut the refiner's samples (once), train it with torch, export ONNX and its card;
+    ``ship`` installs it as ``vision/models/base-refiner.onnx``."""
+    from vision.evaluate import render_dataset
+    from vision.refiner import CROP_PX, DEFAULT_REFINER, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES
+    from vision.training.refiner import build_samples, train_refiner
+
+    root = Path(out).resolve()
+    table_dir = root / "tables"
+    if len(list(table_dir.glob("*[0-9].jpg"))) < tables:
+        render_dataset(table_dir, tables, seed)
+    samples = root / "samples.npz"
+    summary_file = root / "samples.json"
+    if not samples.exists():
+        summary = build_samples([table_dir], samples, workers=workers, seed=seed)
+        summary_file.write_text(json.dumps(summary) + "\n", encoding="utf-8")
+    data = {"seed": seed, **json.loads(summary_file.read_text(encoding="utf-8"))}
+    onnx = root / DEFAULT_REFINER.name
+    settings = {"epochs": epochs, "batch": 128, "lr": 0.002, "optimizer": "AdamW, one-cycle", "seed": 0}
+    metrics = train_refiner(samples, onnx, epochs=epochs, log=log)
+    describe = {
+        "architecture": "a small CNN: stride-2 stem, three stages of two 3x3 convolutions, dense 128 "
+        "(vision/training/refiner.py: make_network)",
+        "classes": ROUND_SIZES,
+        "input": f"(N, 3, {CROP_PX}, {CROP_PX}) crops of the rectified view at {REFINER_PX_PER_IN} px/inch centred "
+        "on each round proposal (vision/refiner.py: crop_origin_px), RGB 0..1",
+        "output": f"(N, 1 + {len(ROUND_SIZES)} + 2): base logit, size logits, centre offset from the crop's middle "
+        f"in units of {OFFSET_SCALE_IN} in",
+    }
+    card = write_card(onnx, data, settings, metrics, describe)
+    if ship:
+        for path in (onnx, card):
+            shutil.copyfile(path, DEFAULT_REFINER.parent / path.name)
+    return {"onnx": str(onnx), "card": str(card), "data": data, "validation": metrics}

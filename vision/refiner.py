@@ -1,0 +1,133 @@
+"""The base refiner: a small network that looks closely at each round base the detector proposes.
+
+The detector sees the table at 12.8 px/in, where a 25 mm base is 12 px across:
+enough to find it, not to measure it. The refiner looks at a crop of the
+rectified view at ``REFINER_PX_PER_IN`` centred on the proposal and says, in one
+pass: whether a round base is centred there, which standard size it is, and
+where its centre lies (an offset from the crop's centre). It learned this from
+rendered tables, where figures lean over their bases, shadows fall and hands
+pass, so it measures the base itself, not the figure on it.
+
+Run time needs only onnxruntime (or OpenCV's dnn); training is
+``vision/training/refiner.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table_frame import TableFrame
+from geometry.shapes import KNOWN_BASES
+
+Image = npt.NDArray[np.uint8]
+REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
+CROP_PX = 96  # 3" square: a 60 mm base (2.36") and the proposal's error fit in it
+ROUND_SIZES = [b for b in KNOWN_BASES if "x" not in b]  # the network's size classes, in this order
+OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
+DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
+
+
+class RefinerError(RuntimeError):
+    """The refiner's model file is missing or unreadable."""
+
+
+@dataclass(frozen=True)
+class Refined:
+    """The refiner's word on each crop: P(a round base is centred there), its size and its centre (inches)."""
+
+    p_base: npt.NDArray[np.float64]
+    size: list[str]
+    p_size: npt.NDArray[np.float64]  # probability of the size named
+    x_in: npt.NDArray[np.float64]
+    y_in: npt.NDArray[np.float64]
+
+
+def crop_origin_px(centre_in: tuple[float, float]) -> tuple[int, int]:
+    """The top-left pixel of the crop round ``centre_in`` in the view at REFINER_PX_PER_IN (whole pixels, so
+    crops cut from a whole view and crops made on their own agree)."""
+    half = CROP_PX // 2
+    return int(round(centre_in[0] * REFINER_PX_PER_IN)) - half, int(round(centre_in[1] * REFINER_PX_PER_IN)) - half
+
+
+def crop_centre_in(origin_px: tuple[int, int]) -> tuple[float, float]:
+    """The table point at the middle of the crop whose top-left pixel is ``origin_px`` (pixel k's centre is
+    table (k + 0.5) / px_per_in, as TableFrame.rectify makes it)."""
+    half = CROP_PX // 2
+    return (origin_px[0] + half) / REFINER_PX_PER_IN, (origin_px[1] + half) / REFINER_PX_PER_IN
+
+
+def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
+    """BGR uint8 crops -> the network's input: (N, 3, CROP_PX, CROP_PX), RGB, 0..1."""
+    stack = np.stack(crops).astype(np.float32) / 255.0
+    return np.ascontiguousarray(stack[..., ::-1].transpose(0, 3, 1, 2))
+
+
+@dataclass
+class BaseRefiner:
+    model_path: Path = DEFAULT_REFINER
+    _session: Any = field(default=None, repr=False)
+    _net: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        path = Path(self.model_path)
+        if not path.is_file():
+            raise RefinerError(f"{path}: no refiner model there (train one with vision/training/refiner.py)")
+        try:
+            import onnxruntime as ort
+
+            self._session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        except ImportError:
+            try:
+                self._net = cv2.dnn.readNetFromONNX(str(path))
+            except cv2.error as error:
+                raise RefinerError(f"{path}: not a model cv2.dnn can read ({str(error).strip()[:200]})") from error
+        except Exception as error:  # onnxruntime raises its own error types for unreadable models
+            raise RefinerError(f"{path}: not a model onnxruntime can read ({str(error).strip()[:200]})") from error
+
+    @staticmethod
+    def available(model_path: Path = DEFAULT_REFINER) -> bool:
+        return Path(model_path).is_file()
+
+    def crops(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> list[Image]:
+        """The crop round each centre, cut from the photo through the calibration."""
+        out = []
+        for centre in centres_in:
+            x0, y0 = crop_origin_px(centre)
+            out.append(frame.rectify(photo, REFINER_PX_PER_IN, (x0, y0, CROP_PX, CROP_PX)))
+        return out
+
+    def run(self, crops: list[Image], origins_px: list[tuple[int, int]]) -> Refined:
+        """The network on the crops whose top-left pixels are ``origins_px``."""
+        if not crops:
+            empty = np.zeros(0)
+            return Refined(empty, [], empty, empty, empty)
+        raw = self.raw(to_blob(crops))
+        p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+        logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        best = probs.argmax(axis=1)
+        centres = np.array([crop_centre_in(o) for o in origins_px])
+        offset_in = raw[:, 1 + len(ROUND_SIZES) :] * OFFSET_SCALE_IN
+        return Refined(
+            p_base,
+            [ROUND_SIZES[k] for k in best],
+            probs[np.arange(len(best)), best],
+            centres[:, 0] + offset_in[:, 0],
+            centres[:, 1] + offset_in[:, 1],
+        )
+
+    def raw(self, blob: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """(N, 1 + sizes + 2): base logit, size logits, offset (x, y) in OFFSET_SCALE_IN."""
+        if self._session is not None:
+            out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0]
+        else:
+            self._net.setInput(blob)
+            out = self._net.forward()
+        return np.asarray(out, dtype=np.float64)

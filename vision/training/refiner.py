@@ -1,0 +1,279 @@
+"""Training the base refiner (vision/refiner.py) on rendered tables, with torch; export to ONNX.
+
+Samples come from rendered tables with their truth (``tablesight render-tables``):
+- each round base, cropped round its centre as the top-down view shows it (a
+  base on a hill appears where its ray meets the table), moved by a random
+  offset like the detector's error: a positive, with its size and offset;
+- each proposal of the detector (at a low threshold) that lies on no base, and
+  random points of the table away from every base: negatives.
+Proposals on ovals are left out: the refiner judges round bases only.
+
+Training-time code (needs the ``train`` extra); the product imports only vision/refiner.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.table_frame import TableFrame, calibrate
+from geometry.shapes import base_semi_axes_in
+from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, LearnedDetector
+from vision.refiner import CROP_PX, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES, crop_centre_in, crop_origin_px
+
+JITTERS_PER_BASE = 5
+JITTER_SIGMA_IN = 0.06  # about the spread of the detector's box centres round a base
+JITTER_MAX_IN = 0.2
+RANDOM_NEGATIVES = 6  # per table
+PROPOSAL_THRESHOLD = 0.1  # the detector's proposals this sure or more give the negatives
+
+
+def visible_centres_in(scene: dict[str, Any], frame: TableFrame) -> npt.NDArray[np.float64]:
+    """Where each model's base centre appears in the top-down view of the table plane (a base on a hill is
+    seen where its ray meets the table)."""
+    xy = np.array([[m["x"], m["y"]] for m in scene["models"]], np.float64).reshape(-1, 2)
+    z = np.array([float(m.get("z", 0.0)) for m in scene["models"]])
+    if frame.rvec is None or not (z > 0).any():
+        return xy
+    raised = z > 0
+    xy[raised] = frame.image_to_table(frame.table_to_image(xy[raised], z[raised]))
+    return xy
+
+
+def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray[Any]]:
+    """Crops and labels from one rendered table (``stem``.jpg, .empty.jpg, .truth.json)."""
+    rng = np.random.default_rng(seed)
+    truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
+    scene = truth["scene"]
+    photo = cv2.imread(stem + ".jpg")
+    empty = cv2.imread(stem + ".empty.jpg")
+    lens = LensModel.load(lens_path) if Path(lens_path).is_file() else None
+    frame = calibrate(empty, Layout.from_json(truth["layout"]), lens)
+    pad = CROP_PX
+    view = cv2.copyMakeBorder(frame.rectify(photo, REFINER_PX_PER_IN), pad, pad, pad, pad, cv2.BORDER_CONSTANT)
+    centres = visible_centres_in(scene, frame)
+    sizes = [m["base"] for m in scene["models"]]
+    radius_in = np.array([max(base_semi_axes_in(s)) for s in sizes])
+    crops: list[npt.NDArray[np.uint8]] = []
+    is_base: list[float] = []
+    size_k: list[int] = []
+    offsets: list[tuple[float, float]] = []
+
+    def add(at_in: tuple[float, float], base: int | None) -> None:
+        x0, y0 = crop_origin_px(at_in)
+        crops.append(view[y0 + pad : y0 + pad + CROP_PX, x0 + pad : x0 + pad + CROP_PX].copy())
+        middle = crop_centre_in((x0, y0))
+        if base is None:
+            is_base.append(0.0)
+            size_k.append(-1)
+            offsets.append((0.0, 0.0))
+        else:
+            is_base.append(1.0)
+            size_k.append(ROUND_SIZES.index(sizes[base]))
+            offsets.append(
+                ((centres[base, 0] - middle[0]) / OFFSET_SCALE_IN, (centres[base, 1] - middle[1]) / OFFSET_SCALE_IN)
+            )
+
+    for k, size in enumerate(sizes):
+        if size not in ROUND_SIZES:
+            continue
+        for j in range(JITTERS_PER_BASE):
+            shift = np.zeros(2) if j == 0 else np.clip(rng.normal(0, JITTER_SIGMA_IN, 2), -JITTER_MAX_IN, JITTER_MAX_IN)
+            add((centres[k, 0] + shift[0], centres[k, 1] + shift[1]), k)
+    # The detector's own proposals: on a round base, a positive at the detector's real error; elsewhere, a negative.
+    detector = _detector(PROPOSAL_THRESHOLD)
+    boxes, cls, _ = detector.boxes(frame.rectify(photo, DETECT_PX_PER_IN))
+    for box, c in zip(boxes, cls, strict=True):
+        if CLASSES[int(c)] != "round":
+            continue
+        at = ((box[0] + box[2]) / 2 / DETECT_PX_PER_IN, (box[1] + box[3]) / 2 / DETECT_PX_PER_IN)
+        dist = np.hypot(centres[:, 0] - at[0], centres[:, 1] - at[1]) if len(centres) else np.zeros(0)
+        near = int(dist.argmin()) if len(dist) else -1
+        if near >= 0 and dist[near] < 0.5 * radius_in[near]:
+            if sizes[near] in ROUND_SIZES:
+                add(at, near)
+        elif near < 0 or dist[near] > radius_in[near] + 0.1:
+            add(at, None)
+    width_in, depth_in = frame.layout.width_in, frame.layout.depth_in
+    for _ in range(RANDOM_NEGATIVES * 4):
+        if sum(b == 0.0 for b in is_base) >= RANDOM_NEGATIVES + len(boxes):
+            break
+        at = (float(rng.uniform(0.5, width_in - 0.5)), float(rng.uniform(0.5, depth_in - 0.5)))
+        if len(centres) and (np.hypot(centres[:, 0] - at[0], centres[:, 1] - at[1]) < radius_in + 0.2).any():
+            continue
+        add(at, None)
+    return {
+        "crops": np.stack(crops) if crops else np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8),
+        "is_base": np.array(is_base, np.float32),
+        "size": np.array(size_k, np.int64),
+        "offset": np.array(offsets, np.float32).reshape(-1, 2),
+    }
+
+
+_detectors: dict[float, LearnedDetector] = {}
+
+
+def _detector(threshold: float) -> LearnedDetector:
+    if threshold not in _detectors:  # once per worker process
+        _detectors[threshold] = LearnedDetector(score_threshold=threshold, refiner_path=None)
+    return _detectors[threshold]
+
+
+def build_samples(directories: list[Path], out: Path, workers: int = 2, seed: int = 0) -> dict[str, int]:
+    """Samples from every rendered table under ``directories``, saved as one .npz at ``out``."""
+    jobs = []
+    for d in directories:
+        for k, image in enumerate(sorted(Path(d).glob("*[0-9].jpg"))):
+            jobs.append((str(image)[: -len(".jpg")], str(Path(d) / "lens.json"), seed * 1_000_003 + k))
+    parts = []
+    with ProcessPoolExecutor(workers) as pool:
+        for part in pool.map(table_samples, *zip(*jobs, strict=True)):
+            parts.append(part)
+    merged = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, **merged)
+    return {"tables": len(jobs), "samples": len(merged["is_base"]), "positives": int(merged["is_base"].sum())}
+
+
+def make_network() -> Any:
+    """A small CNN: a stride-2 stem, three stages of two 3x3 convolutions, a dense layer; outputs base
+    logit, size logits and offset. About 25 M multiply-adds a crop (a CPU trains it)."""
+    import torch
+    from torch import nn
+
+    def conv(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, stride, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    torch.manual_seed(0)
+    side = CROP_PX // 16
+    return nn.Sequential(
+        *conv(3, 16, 2),
+        *conv(16, 24),
+        nn.MaxPool2d(2),
+        *conv(24, 32),
+        *conv(32, 32),
+        nn.MaxPool2d(2),
+        *conv(32, 48),
+        *conv(48, 48),
+        nn.MaxPool2d(2),
+        *conv(48, 64),
+        nn.Flatten(),
+        nn.Linear(64 * side * side, 128),
+        nn.ReLU(inplace=True),
+        nn.Linear(128, 1 + len(ROUND_SIZES) + 2),
+    )
+
+
+def _augment(x: Any, offset: Any, generator: Any) -> tuple[Any, Any]:
+    """Random flips and quarter turns (the offset turned with them), light and contrast."""
+    import torch
+
+    n = x.shape[0]
+    offset = offset.clone()
+    flip_x = torch.rand(n, generator=generator) < 0.5
+    x[flip_x] = x[flip_x].flip(3)
+    offset[flip_x, 0] = -offset[flip_x, 0]
+    flip_y = torch.rand(n, generator=generator) < 0.5
+    x[flip_y] = x[flip_y].flip(2)
+    offset[flip_y, 1] = -offset[flip_y, 1]
+    swap = torch.rand(n, generator=generator) < 0.5
+    x[swap] = x[swap].transpose(2, 3)
+    offset[swap] = offset[swap].flip(1)
+    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=generator)
+    tint = 0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=generator)
+    shift = 0.1 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    return (x * gain * tint + shift).clamp(0, 1), offset
+
+
+def train_refiner(
+    samples: Path,
+    out_onnx: Path,
+    epochs: int = 12,
+    batch: int = 128,
+    lr: float = 0.002,
+    seed: int = 0,
+    val_share: float = 0.1,
+    threads: int = 2,
+    log: Any = print,
+) -> dict[str, float]:
+    """Train on ``samples`` (from build_samples), export the network to ``out_onnx``; validation figures."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    data = np.load(samples)
+    n = len(data["is_base"])
+    order = np.random.default_rng(seed).permutation(n)
+    n_val = int(n * val_share)
+    val, fit = order[:n_val], order[n_val:]
+    x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2)))
+    base_all = torch.from_numpy(data["is_base"])
+    size_all = torch.from_numpy(data["size"])
+    off_all = torch.from_numpy(data["offset"])
+    net = make_network()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * (len(fit) // batch + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    generator = torch.Generator().manual_seed(seed)
+    bce, ce = nn.BCEWithLogitsLoss(), nn.CrossEntropyLoss()
+    for epoch in range(epochs):
+        net.train()
+        start = time.perf_counter()
+        perm = fit[np.random.default_rng(seed + epoch + 1).permutation(len(fit))]
+        total = 0.0
+        for k in range(0, len(perm), batch):
+            idx = torch.from_numpy(perm[k : k + batch])
+            x, off = _augment(x_all[idx].float() / 255.0, off_all[idx], generator)
+            out = net(x)
+            pos = base_all[idx] > 0.5
+            loss = bce(out[:, 0], base_all[idx])
+            if pos.any():
+                loss = loss + ce(out[pos, 1 : 1 + len(ROUND_SIZES)], size_all[idx][pos])
+                loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[pos, -2:], off[pos], beta=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        figures = _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(fit):.4f}, {time.perf_counter() - start:.0f} s, {figures}")
+    net.eval()
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, CROP_PX, CROP_PX),),
+        str(out_onnx),
+        input_names=["crops"],
+        output_names=["refined"],
+        dynamic_axes={"crops": {0: "n"}, "refined": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
+
+
+def _validate(net: Any, x: Any, is_base: Any, size: Any, offset: Any) -> dict[str, float]:
+    """Validation figures: base right, size right and centre error (mm, median and p95) on positives."""
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        out = torch.cat([net(x[k : k + 256].float() / 255.0) for k in range(0, len(x), 256)])
+    pos = is_base > 0.5
+    err_mm = ((out[pos, -2:] - offset[pos]) * OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()
+    return {
+        "base_right": round(float(((out[:, 0] > 0) == pos).float().mean()), 4),
+        "size_right": round(float((out[pos, 1 : 1 + len(ROUND_SIZES)].argmax(1) == size[pos]).float().mean()), 4),
+        "centre_mm_median": round(float(np.median(err_mm)), 3) if len(err_mm) else float("nan"),
+        "centre_mm_p95": round(float(np.percentile(err_mm, 95)), 3) if len(err_mm) else float("nan"),
+    }

@@ -464,8 +464,20 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         from vision.training.commands import train_base_refiner  # training code: only in this command
     except ImportError as error:
         raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+    from vision.synth.table import GAMES
+
+    sets = []
+    for spec in args.sets.split(","):
+        fields = spec.strip().split(":")
+        games = tuple(fields[2].split("+")) if len(fields) > 2 else ("focal-point", "grinding-annihilation")
+        if len(fields) not in (2, 3) or not fields[0].isdigit() or not fields[1].isdigit():
+            raise ValueError(f"--sets: {spec!r} is not SEED:TABLES[:GAME+GAME]")
+        unknown = [g for g in games if g not in GAMES]
+        if unknown:
+            raise ValueError(f"--sets: unknown game {unknown[0]!r} in {spec!r} (known: {', '.join(GAMES)})")
+        sets.append((int(fields[0]), int(fields[1]), games))
     result = train_base_refiner(
-        args.out, args.tables, args.seed, args.epochs, ship=args.ship, log=lambda line: print(line, file=sys.stderr)
+        args.out, tuple(sets), args.epochs, ship=args.ship, log=lambda line: print(line, file=sys.stderr)
     )
     _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
     return 0
@@ -827,10 +839,13 @@ def build_parser() -> argparse.ArgumentParser:
     td.set_defaults(run=cmd_train_detector)
 
     tr = add("train-refiner", "render tables, train the base refiner (size, centre, is it a base), export ONNX")
-    tr.add_argument("out", help="working folder: tables/, samples.npz, the ONNX model and its card")
-    tr.add_argument("--tables", type=int, default=300, help="rendered tables to cut samples from")
-    tr.add_argument("--seed", type=int, default=600_000)
-    tr.add_argument("--epochs", type=int, default=14)
+    tr.add_argument("out", help="working folder: tables-SEED/, samples-SEED.npz, the ONNX model and its card")
+    tr.add_argument(
+        "--sets",
+        default="600000:300,610000:200,620000:150:miniature-skirmish+onefinity",
+        help="sets of rendered tables, SEED:TABLES[:GAME+GAME] (default games: focal-point+grinding-annihilation)",
+    )
+    tr.add_argument("--epochs", type=int, default=20)
     tr.add_argument("--ship", action="store_true", help="install the result as the shipped refiner")
     tr.set_defaults(run=cmd_train_refiner)
 

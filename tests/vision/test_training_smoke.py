@@ -87,11 +87,14 @@ def test_train_refiner_export_and_run(tmp_path: Path) -> None:
     """The base refiner's training path, small: render 2 tables, cut samples, one epoch, ONNX, run."""
     from vision.refiner import ROUND_SIZES, BaseRefiner, crop_origin_px
 
-    out = run("train-refiner", str(tmp_path / "ref"), "--tables", "2", "--epochs", "1", cwd=tmp_path)
+    out = run(
+        "train-refiner", str(tmp_path / "ref"), "--sets", "600000:2,620000:1:onefinity", "--epochs", "1", cwd=tmp_path
+    )
     onnx = tmp_path / "ref" / "base-refiner.onnx"
     assert "refiner" in out and onnx.is_file()
     card = json.loads(onnx.with_suffix(".card.json").read_text())
-    assert card["data"]["tables"] == 2 and card["data"]["positives"] > 0 and card["settings"]["epochs"] == 1
+    assert card["data"]["tables"] == 3 and card["data"]["positives"] > 0 and card["settings"]["epochs"] == 1
+    assert [s["games"] for s in card["data"]["sets"]] == [["focal-point", "grinding-annihilation"], ["onefinity"]]
     assert set(card["validation"]) == {"base_right", "size_right", "centre_mm_median", "centre_mm_p95"}
 
     table = render_table(7, "focal-point")

@@ -178,34 +178,50 @@ def train_card_finder(
     return {"onnx": str(onnx), "weights": str(best), "card": str(card_path), "data": data}
 
 
+# The shipped refiner's tables: (first seed, tables, games). The held-out evaluation set is 5000+.
+REFINER_SETS: tuple[tuple[int, int, tuple[str, ...]], ...] = (
+    (600_000, 300, ("focal-point", "grinding-annihilation")),
+    (610_000, 200, ("focal-point", "grinding-annihilation")),
+    (620_000, 150, ("miniature-skirmish", "onefinity")),
+)
+
+
 def train_base_refiner(
     out: str | Path,
-    tables: int = 300,
-    seed: int = 600_000,
-    epochs: int = 14,
+    sets: tuple[tuple[int, int, tuple[str, ...]], ...] = REFINER_SETS,
+    epochs: int = 20,
     ship: bool = False,
     workers: int = 2,
     log: Any = print,
 ) -> dict[str, Any]:
-    """Render tables (once), cut the refiner's samples (once), train it with torch, export ONNX and its card;
-    ``ship`` installs it as ``vision/models/base-refiner.onnx``."""
+    """Render each set of tables (once), cut the refiner's samples from each (once), train it with torch on
+    them all, export ONNX and its card; ``ship`` installs it as ``vision/models/base-refiner.onnx``."""
     from vision.evaluate import render_dataset
     from vision.refiner import CROP_PX, DEFAULT_REFINER, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES
     from vision.training.refiner import build_samples, train_refiner
 
     root = Path(out).resolve()
-    table_dir = root / "tables"
-    if len(list(table_dir.glob("*[0-9].jpg"))) < tables:
-        render_dataset(table_dir, tables, seed)
-    samples = root / "samples.npz"
-    summary_file = root / "samples.json"
-    if not samples.exists():
-        summary = build_samples([table_dir], samples, workers=workers, seed=seed)
-        summary_file.write_text(json.dumps(summary) + "\n", encoding="utf-8")
-    data = {"seed": seed, **json.loads(summary_file.read_text(encoding="utf-8"))}
+    parts, described = [], []
+    for index, (seed, tables, games) in enumerate(sets):
+        table_dir = root / f"tables-{seed}"
+        if len(list(table_dir.glob("*[0-9].jpg"))) < tables:
+            render_dataset(table_dir, tables, seed, games=games)
+        samples = root / f"samples-{seed}.npz"
+        summary_file = samples.with_suffix(".json")
+        if not samples.exists():
+            summary = build_samples([table_dir], samples, workers=workers, seed=index)
+            summary_file.write_text(json.dumps(summary) + "\n", encoding="utf-8")
+        parts.append(samples)
+        described.append({"seed": seed, "games": list(games), **json.loads(summary_file.read_text(encoding="utf-8"))})
+    data = {
+        "sets": described,
+        "tables": sum(d["tables"] for d in described),
+        "samples": sum(d["samples"] for d in described),
+        "positives": sum(d["positives"] for d in described),
+    }
     onnx = root / DEFAULT_REFINER.name
     settings = {"epochs": epochs, "batch": 128, "lr": 0.002, "optimizer": "AdamW, one-cycle", "seed": 0}
-    metrics = train_refiner(samples, onnx, epochs=epochs, log=log)
+    metrics = train_refiner(parts, onnx, epochs=epochs, log=log)
     describe = {
         "architecture": "a small CNN: stride-2 stem, three stages of two 3x3 convolutions, dense 128 "
         "(vision/training/refiner.py: make_network)",

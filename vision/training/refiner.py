@@ -195,7 +195,7 @@ def _augment(x: Any, offset: Any, generator: Any) -> tuple[Any, Any]:
 
 
 def train_refiner(
-    samples: Path,
+    samples: list[Path],
     out_onnx: Path,
     epochs: int = 12,
     batch: int = 128,
@@ -205,13 +205,15 @@ def train_refiner(
     threads: int = 2,
     log: Any = print,
 ) -> dict[str, float]:
-    """Train on ``samples`` (from build_samples), export the network to ``out_onnx``; validation figures."""
+    """Train on ``samples`` (.npz files from build_samples, in order), export the network to ``out_onnx``;
+    the validation figures (a share of the samples, drawn by ``seed``, never trained on)."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    data = np.load(samples)
+    files = [np.load(path) for path in samples]
+    data = {key: np.concatenate([f[key] for f in files]) for key in ("crops", "is_base", "size", "offset")}
     n = len(data["is_base"])
     order = np.random.default_rng(seed).permutation(n)
     n_val = int(n * val_share)

@@ -18,15 +18,17 @@ from geometry.shapes import MM_PER_IN
 
 # measured_by -> per-axis 1-sigma in mm (see the module docstring for the command and docs/vision.md).
 CENTRE_SIGMA_MM = {
-    # learned detector (the model of 2026-11-22, third stage, mirrored pass): 40 tables, seed 6000
-    # (pieces: 162, 199, 71, 28, 3, 157)
+    # learned detector with the base refiner (2026-11-23, on the renderer mended that day): 40 tables, seed 6000
+    # (pieces: 434, 28, 3, 155)
+    "refined": 0.45,  # a round base measured by the base refiner (vision/refiner.py)
+    "oval": 1.6,  # an oval's box: its centre needs 1.35 for 95 %, but its edge moves with its facing too
+    "marker outline": 3.2,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)
+    "marker box": 0.4,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)
+    # learned detector without a refiner (the model of 2026-11-22; the renderer before its mending)
+    # (pieces: 162, 199, 71)
     "outline": 0.75,  # the base's outline fitted around the network's box, with strong support
     "outline, weak": 1.8,  # fitted, but on little of the outline (figures hide it): heavy tails
-    "refined": 1.0,  # PLACEHOLDER: the base refiner's centre (vision/refiner.py)
     "box": 1.35,  # the network's box only (the outline disagreed or was hidden)
-    "oval": 1.6,  # an oval's box and blob ellipse
-    "marker outline": 2.65,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)
-    "marker box": 0.6,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)
     # classical detector: 40 tables, seed 6000 (pieces: 57, 219, 74, 143)
     "circle": 0.55,  # a circle fitted on 90 % or more of the outline
     "circle, weak": 2.35,  # on less of it (a figure or a neighbour hides the rest)

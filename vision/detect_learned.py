@@ -43,6 +43,8 @@ FITTED_SCORE_FLOOR = 0.5  # a fitted outline scores at least this; a box-only ba
 BASE_OVERLAP = 0.8  # two bases whose centres are closer than this x the larger semi-axis are one base
 MERGE_IOU = 0.6  # boxes of the plain and the mirrored view this alike are the same piece
 STRONG_FIT_SCORE = 0.6  # box confidence x outline support above this: a centre 3x surer (vision/centre_sigma.py)
+PLAIN_THRESHOLD = 0.25  # a box's score to be a piece (chosen on the held-out renders: recall and precision balanced)
+REFINED_THRESHOLD = 0.15  # a round box's score to go to the refiner, which turns away what is no base
 REFINED_MIN_P = 0.5  # the refiner's P(a round base is centred here) a round proposal needs
 
 
@@ -54,7 +56,7 @@ class ModelError(RuntimeError):
 class LearnedDetector:
     model_path: Path = DEFAULT_MODEL
     # the network's boxes this sure are proposals; None: 0.15 with the refiner (it turns away what is no base;
-    # measured on the tuning tables: recall 97.9 -> 98.5 %, precision 99.6 % both), else 0.25
+    # measured on the tuning tables: recall 97.9 -> 98.5 %, precision 99.6 % both), else PLAIN_THRESHOLD
     score_threshold: float | None = None
     nms_iou: float = 0.45
     mirror_test: bool = True  # run the view mirrored too and merge (measured: recall, precision and size up)
@@ -94,7 +96,7 @@ class LearnedDetector:
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
             self._refiner = BaseRefiner(Path(self.refiner_path))
         if self.score_threshold is None:
-            self.score_threshold = 0.25 if self._refiner is None else 0.15
+            self.score_threshold = PLAIN_THRESHOLD if self._refiner is None else REFINED_THRESHOLD
 
     @staticmethod
     def available(model_path: Path = DEFAULT_MODEL) -> bool:
@@ -170,8 +172,8 @@ class LearnedDetector:
         proposals = []
         for box, c, s in zip(boxes, cls, score, strict=True):
             name = CLASSES[int(c)]
-            if name == "terrain":
-                continue
+            if name == "terrain" or (name != "round" and s < PLAIN_THRESHOLD):
+                continue  # the refiner checks round proposals only: the others keep the plain threshold
             centre_in = ((box[0] + box[2]) / 2 / DETECT_PX_PER_IN, (box[1] + box[3]) / 2 / DETECT_PX_PER_IN)
             size_in = ((box[2] - box[0]) / DETECT_PX_PER_IN, (box[3] - box[1]) / DETECT_PX_PER_IN)
             proposals.append((name, centre_in, size_in, float(s)))

@@ -10,7 +10,7 @@ from calibration.table_frame import CalibrationError
 from geometry.shapes import MM_PER_IN
 from tablesight.scene import Scene
 from vision.analyze import analyze, assign_teams, make_detector
-from vision.evaluate import _match, yolo_labels
+from vision.evaluate import _match, analyze_rendered, yolo_labels
 from vision.synth.table import render_table
 
 
@@ -22,17 +22,7 @@ def test_rendered_tables_analysed_into_valid_scenes() -> None:
     for seed in (21, 22, 23, 24):
         table = render_table(seed, "focal-point", hard="none")
         truth = table.scene
-        lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-        players = {p["id"]: p["color"] for p in truth["players"]}
-        result = analyze(
-            table.image,
-            table.layout,
-            table.empty,
-            lens=lens,
-            players=players,
-            terrain=truth["terrain"],
-            detector=classical,
-        )
+        result = analyze_rendered(table, LensModel(table.camera.K, table.camera.dist, table.camera.size), classical)
         scene = Scene.from_dict(result.scene, "analysed")  # valid against the schema
         assert scene.models and scene.objectives
         assert result.scene["measurement"]["sigma_in"] > 0

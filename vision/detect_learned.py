@@ -40,7 +40,7 @@ ROUND = [b for b in KNOWN_BASES if "x" not in b]
 OVALS = [b for b in KNOWN_BASES if "x" in b]
 REFINE_PX_PER_IN = 40.0  # the classical path's view, so the reference frame serves both
 FITTED_SCORE_FLOOR = 0.5  # a fitted outline scores at least this; a box-only base at most below it
-BASE_OVERLAP = 0.8  # two bases whose centres are closer than this x the larger semi-axis are one base
+BASE_OVERLAP = 0.8  # two bases whose centres are closer than this x the larger short semi-axis are one base
 MERGE_IOU = 0.6  # boxes of the plain and the mirrored view this alike are the same piece
 STRONG_FIT_SCORE = 0.6  # box confidence x outline support above this: a centre 3x surer (vision/centre_sigma.py)
 PLAIN_THRESHOLD = 0.25  # a box's score to be a piece (chosen on the held-out renders: recall and precision balanced)
@@ -56,7 +56,8 @@ class ModelError(RuntimeError):
 class LearnedDetector:
     model_path: Path = DEFAULT_MODEL
     # the network's boxes this sure are proposals; None: 0.15 with the refiner (it turns away what is no base;
-    # measured on the tuning tables: recall 97.9 -> 98.5 %, precision 99.6 % both), else PLAIN_THRESHOLD
+    # measured on the tuning tables before the renderer was mended: recall 97.9 -> 98.5 %, precision 99.6 % both),
+    # else PLAIN_THRESHOLD
     score_threshold: float | None = None
     nms_iou: float = 0.45
     mirror_test: bool = True  # run the view mirrored too and merge (measured: recall, precision and size up)

@@ -28,6 +28,7 @@ from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections
+from vision.onnx_session import onnxruntime_session
 from vision.refiner import DEFAULT_REFINER, BaseRefiner, Refined, crop_origin_px
 
 Image = npt.NDArray[np.uint8]
@@ -80,7 +81,7 @@ class LearnedDetector:
         if self.runtime not in ("auto", "onnxruntime", "cv2.dnn"):
             raise ValueError(f"runtime {self.runtime!r}: expected auto, onnxruntime or cv2.dnn")
         if self.runtime != "cv2.dnn":
-            self._session = _onnxruntime_session(path, required=self.runtime == "onnxruntime")
+            self._session = onnxruntime_session(path, self.runtime == "onnxruntime", ModelError)
         if self._session is None:
             try:
                 self._net = cv2.dnn.readNetFromONNX(str(path))
@@ -291,22 +292,6 @@ def _one_per_base(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
             continue
         kept.append(row)
     return kept
-
-
-def _onnxruntime_session(path: Path, required: bool) -> Any:
-    """An onnxruntime session on the CPU for ``path``; None where onnxruntime is not installed (unless
-    ``required``). Measured on this 2-core machine: 25 ms a pass of the 44"x60" view against 91 ms with
-    cv2.dnn (benchmarks/bench_detector.py)."""
-    try:
-        import onnxruntime as ort
-    except ImportError as error:
-        if required:
-            raise ModelError("onnxruntime is not installed (pip install onnxruntime)") from error
-        return None
-    try:
-        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    except Exception as error:  # onnxruntime raises its own error types for unreadable models
-        raise ModelError(f"{path}: not a model onnxruntime can read ({str(error).strip()[:200]})") from error
 
 
 def _iou(box: npt.NDArray[np.float64], boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

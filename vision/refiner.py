@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES
+from vision.onnx_session import onnxruntime_session
 
 Image = npt.NDArray[np.uint8]
 REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
@@ -78,17 +79,12 @@ class BaseRefiner:
         path = Path(self.model_path)
         if not path.is_file():
             raise RefinerError(f"{path}: no refiner model there (train one with vision/training/refiner.py)")
-        try:
-            import onnxruntime as ort
-
-            self._session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        except ImportError:
+        self._session = onnxruntime_session(path, False, RefinerError)
+        if self._session is None:
             try:
                 self._net = cv2.dnn.readNetFromONNX(str(path))
             except cv2.error as error:
                 raise RefinerError(f"{path}: not a model cv2.dnn can read ({str(error).strip()[:200]})") from error
-        except Exception as error:  # onnxruntime raises its own error types for unreadable models
-            raise RefinerError(f"{path}: not a model onnxruntime can read ({str(error).strip()[:200]})") from error
 
     @staticmethod
     def available(model_path: Path = DEFAULT_REFINER) -> bool:

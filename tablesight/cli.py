@@ -477,7 +477,12 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
             raise ValueError(f"--sets: unknown game {unknown[0]!r} in {spec!r} (known: {', '.join(GAMES)})")
         sets.append((int(fields[0]), int(fields[1]), games))
     result = train_base_refiner(
-        args.out, tuple(sets), args.epochs, ship=args.ship, log=lambda line: print(line, file=sys.stderr)
+        args.out,
+        tuple(sets),
+        args.epochs,
+        ship=args.ship,
+        log=lambda line: print(line, file=sys.stderr),
+        ovals=args.ovals,
     )
     _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
     return 0
@@ -838,7 +843,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     td.set_defaults(run=cmd_train_detector)
 
-    tr = add("train-refiner", "render tables, train the base refiner (size, centre, is it a base), export ONNX")
+    tr = add(
+        "train-refiner",
+        "render tables, train the base refiner (size, centre, is it a base) or the oval one, export ONNX",
+    )
     tr.add_argument("out", help="working folder: tables-SEED/, samples-SEED.npz, the ONNX model and its card")
     tr.add_argument(
         "--sets",
@@ -847,6 +855,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--epochs", type=int, default=20)
     tr.add_argument("--ship", action="store_true", help="install the result as the shipped refiner")
+    tr.add_argument("--ovals", action="store_true", help="the oval refiner (size, centre, facing), on the same tables")
     tr.set_defaults(run=cmd_train_refiner)
 
     tc = add("train-card-finder", "render Flux tables, train the oriented-box card finder, export ONNX (train extra)")

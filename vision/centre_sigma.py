@@ -21,6 +21,9 @@ CENTRE_SIGMA_MM = {
     # learned detector with the base refiner (2026-11-23, on the renderer mended that day): 40 tables, seed 6000
     # (pieces: 434, 28, 3, 155)
     "refined": 0.45,  # a round base measured by the base refiner (vision/refiner.py)
+    # (2026-11-23, session 18, same tables: 28 ovals)
+    "oval refined": 0.8,  # an oval measured by the oval refiner: its centre needs 0.63 for 95 %; its facing
+    # (median 0.6 degrees off, at most 4.9) moves the tips of a long oval a little more
     "oval": 1.6,  # an oval's box: its centre needs 1.35 for 95 %, but its edge moves with its facing too
     "marker outline": 3.2,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)
     "marker box": 0.4,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)

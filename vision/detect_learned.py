@@ -8,7 +8,8 @@ centre. Without a refiner, a round base is measured like the classical path
 does it, in a small patch of the 40 px/in view: a robust circle fit of the
 outline's edge points, or the box's centre where no outline fits (and says so
 with a lower score). Ovals are named from their box, turned to the facing of
-their blob.
+their blob; the oval refiner (vision/oval_refiner.py), where shipped, then
+measures each one in a crop turned to that facing: its size, centre and facing.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections
 from vision.onnx_session import onnxruntime_session
+from vision.oval_refiner import DEFAULT_OVAL_REFINER, OvalRefiner
 from vision.refiner import DEFAULT_REFINER, BaseRefiner, Refined, crop_origin_px
 
 Image = npt.NDArray[np.uint8]
@@ -72,6 +74,9 @@ class LearnedDetector:
     # the base refiner (vision/refiner.py): None, or a missing file, measures round bases by their outline
     refiner_path: Path | None = DEFAULT_REFINER
     _refiner: BaseRefiner | None = field(default=None, repr=False)
+    # the oval refiner (vision/oval_refiner.py): None, or a missing file, measures ovals by their box
+    oval_refiner_path: Path | None = DEFAULT_OVAL_REFINER
+    _oval_refiner: OvalRefiner | None = field(default=None, repr=False)
     _classical: ClassicalDetector = field(default_factory=ClassicalDetector, repr=False)  # shared measuring tools
 
     def __post_init__(self) -> None:
@@ -97,6 +102,8 @@ class LearnedDetector:
             self.box_scale = {str(k): float(v) for k, v in scale.items()}
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
             self._refiner = BaseRefiner(Path(self.refiner_path))
+        if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
+            self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:
             self.score_threshold = PLAIN_THRESHOLD if self._refiner is None else REFINED_THRESHOLD
 
@@ -252,11 +259,16 @@ class LearnedDetector:
             return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how, no_rim)
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
+            how = "oval"
+            if self._oval_refiner is not None:
+                seen = self._oval_refiner.measure(photo, frame, [centre_in], [facing])
+                size, facing, how = seen.size[0], float(seen.facing_deg[0]), "oval refined"
+                cx, cy = seen.x_in[0] * ppi - x0, seen.y_in[0] * ppi - y0
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
             # On the circle of its short semi-axis: sampled along its measured facing, the team read worse.
             rim = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi)
-            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, "oval", rim)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi

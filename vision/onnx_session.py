@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 
 def onnxruntime_session(path: Path, required: bool, error: type[Exception]) -> Any:
     """An onnxruntime session on the CPU for ``path``; None where onnxruntime is not installed (unless
@@ -20,3 +23,28 @@ def onnxruntime_session(path: Path, required: bool, error: type[Exception]) -> A
         return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     except Exception as unreadable:  # onnxruntime raises its own error types for unreadable models
         raise error(f"{path}: not a model onnxruntime can read ({str(unreadable).strip()[:200]})") from unreadable
+
+
+class OnnxNetwork:
+    """A small shipped network (the refiners) run with onnxruntime where it is installed, else cv2.dnn."""
+
+    def __init__(self, path: Path, error: type[Exception]) -> None:
+        self._session = onnxruntime_session(path, False, error)
+        self._net = None
+        if self._session is None:
+            import cv2
+
+            try:
+                self._net = cv2.dnn.readNetFromONNX(str(path))
+            except cv2.error as unreadable:
+                raise error(f"{path}: not a model cv2.dnn can read ({str(unreadable).strip()[:200]})") from unreadable
+
+    def raw(self, blob: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """The network's one output for ``blob`` (N, 3, H, W)."""
+        if self._session is not None:
+            out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0]
+        else:
+            assert self._net is not None
+            self._net.setInput(blob)
+            out = self._net.forward()
+        return np.asarray(out, dtype=np.float64)

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES
-from vision.onnx_session import onnxruntime_session
+from vision.onnx_session import OnnxNetwork
 
 Image = npt.NDArray[np.uint8]
 REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
@@ -72,19 +70,13 @@ def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
 @dataclass
 class BaseRefiner:
     model_path: Path = DEFAULT_REFINER
-    _session: Any = field(default=None, repr=False)
-    _net: Any = field(default=None, repr=False)
+    _network: OnnxNetwork | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         path = Path(self.model_path)
         if not path.is_file():
             raise RefinerError(f"{path}: no refiner model there (train one with vision/training/refiner.py)")
-        self._session = onnxruntime_session(path, False, RefinerError)
-        if self._session is None:
-            try:
-                self._net = cv2.dnn.readNetFromONNX(str(path))
-            except cv2.error as error:
-                raise RefinerError(f"{path}: not a model cv2.dnn can read ({str(error).strip()[:200]})") from error
+        self._network = OnnxNetwork(path, RefinerError)
 
     @staticmethod
     def available(model_path: Path = DEFAULT_REFINER) -> bool:
@@ -121,9 +113,5 @@ class BaseRefiner:
 
     def raw(self, blob: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """(N, 1 + sizes + 2): base logit, size logits, offset (x, y) in OFFSET_SCALE_IN."""
-        if self._session is not None:
-            out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0]
-        else:
-            self._net.setInput(blob)
-            out = self._net.forward()
-        return np.asarray(out, dtype=np.float64)
+        assert self._network is not None
+        return self._network.raw(blob)

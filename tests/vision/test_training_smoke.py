@@ -105,3 +105,24 @@ def test_train_refiner_export_and_run(tmp_path: Path) -> None:
     assert len(said.p_base) == len(centres) and np.all((said.p_base >= 0) & (said.p_base <= 1))
     assert set(said.size) <= set(ROUND_SIZES)
     assert np.all(np.abs(said.x_in - np.array(centres)[:, 0]) < 3.0)  # an untrained network, but a crop's worth
+
+
+def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
+    """The oval refiner's training path, small: render 2 tables (2 ovals), cut samples, one epoch, ONNX, run."""
+    from vision.oval_refiner import OVAL_SIZES, OvalRefiner
+
+    out = run("train-refiner", str(tmp_path / "ref"), "--ovals", "--sets", "600000:2", "--epochs", "1", cwd=tmp_path)
+    onnx = tmp_path / "ref" / "oval-refiner.onnx"
+    assert "refiner" in out and onnx.is_file()
+    card = json.loads(onnx.with_suffix(".card.json").read_text())
+    assert card["data"]["tables"] == 2 and card["data"]["samples"] == 2 * 24 and card["settings"]["epochs"] == 1
+    assert card["classes"] == OVAL_SIZES
+    assert {"size_right", "centre_mm_median", "facing_deg_median"} <= set(card["validation"])
+
+    table = render_table(7, "focal-point")
+    frame = calibrate(table.empty, table.layout, webcam_lens(100_000))
+    centres = [(m["x"], m["y"]) for m in table.scene["models"][:3]]
+    said = OvalRefiner(onnx).measure(table.image, frame, centres, [0.0, 45.0, 170.0])
+    assert set(said.size) <= set(OVAL_SIZES) and len(said.size) == 3
+    assert np.all((said.facing_deg >= 0) & (said.facing_deg < 180))
+    assert np.all(np.abs(said.x_in - np.array(centres)[:, 0]) < 3.0)  # an untrained network, but a crop's worth

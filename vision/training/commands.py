@@ -193,12 +193,12 @@ def train_base_refiner(
     ship: bool = False,
     workers: int = 2,
     log: Any = print,
+    ovals: bool = False,
 ) -> dict[str, Any]:
     """Render each set of tables (once), cut the refiner's samples from each (once), train it with torch on
-    them all, export ONNX and its card; ``ship`` installs it as ``vision/models/base-refiner.onnx``."""
+    them all, export ONNX and its card; ``ship`` installs it as ``vision/models/base-refiner.onnx``.
+    ``ovals``: the same for the oval refiner (``vision/models/oval-refiner.onnx``), on the same tables."""
     from vision.evaluate import render_dataset
-    from vision.refiner import CROP_PX, DEFAULT_REFINER, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES
-    from vision.training.refiner import build_samples, train_refiner
 
     root = Path(out).resolve()
     parts, described = [], []
@@ -206,21 +206,43 @@ def train_base_refiner(
         table_dir = root / f"tables-{seed}"
         if len(list(table_dir.glob("*[0-9].jpg"))) < tables:
             render_dataset(table_dir, tables, seed, games=games)
-        samples = root / f"samples-{seed}.npz"
+        samples = root / f"samples-{'ovals-' if ovals else ''}{seed}.npz"
         summary_file = samples.with_suffix(".json")
         if not samples.exists():
-            summary = build_samples([table_dir], samples, workers=workers, seed=index)
+            summary = _build_refiner_samples(ovals, table_dir, samples, workers, index)
             summary_file.write_text(json.dumps(summary) + "\n", encoding="utf-8")
         parts.append(samples)
         described.append({"seed": seed, "games": list(games), **json.loads(summary_file.read_text(encoding="utf-8"))})
-    data = {
+    data: dict[str, Any] = {
         "sets": described,
         "tables": sum(d["tables"] for d in described),
         "samples": sum(d["samples"] for d in described),
-        "positives": sum(d["positives"] for d in described),
     }
-    onnx = root / DEFAULT_REFINER.name
+    if not ovals:
+        data["positives"] = sum(d["positives"] for d in described)
     settings = {"epochs": epochs, "batch": 128, "lr": 0.002, "optimizer": "AdamW, one-cycle", "seed": 0}
+    onnx, describe, metrics = (_train_oval_refiner if ovals else _train_round_refiner)(root, parts, epochs, log)
+    card = write_card(onnx, data, settings, metrics, describe)
+    if ship:
+        for path in (onnx, card):
+            shutil.copyfile(path, Path(__file__).parents[1] / "models" / path.name)
+    return {"onnx": str(onnx), "card": str(card), "data": data, "validation": metrics}
+
+
+def _build_refiner_samples(ovals: bool, table_dir: Path, samples: Path, workers: int, seed: int) -> dict[str, int]:
+    from vision.training.oval_refiner import build_oval_samples
+    from vision.training.refiner import build_samples
+
+    return (build_oval_samples if ovals else build_samples)([table_dir], samples, workers=workers, seed=seed)
+
+
+def _train_round_refiner(
+    root: Path, parts: list[Path], epochs: int, log: Any
+) -> tuple[Path, dict[str, Any], dict[str, float]]:
+    from vision.refiner import CROP_PX, DEFAULT_REFINER, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES
+    from vision.training.refiner import train_refiner
+
+    onnx = root / DEFAULT_REFINER.name
     metrics = train_refiner(parts, onnx, epochs=epochs, log=log)
     describe = {
         "architecture": "a small CNN: stride-2 stem, three stages of two 3x3 convolutions, dense 128 "
@@ -231,8 +253,31 @@ def train_base_refiner(
         "output": f"(N, 1 + {len(ROUND_SIZES)} + 2): base logit, size logits, centre offset from the crop's middle "
         f"in units of {OFFSET_SCALE_IN} in",
     }
-    card = write_card(onnx, data, settings, metrics, describe)
-    if ship:
-        for path in (onnx, card):
-            shutil.copyfile(path, DEFAULT_REFINER.parent / path.name)
-    return {"onnx": str(onnx), "card": str(card), "data": data, "validation": metrics}
+    return onnx, describe, metrics
+
+
+def _train_oval_refiner(
+    root: Path, parts: list[Path], epochs: int, log: Any
+) -> tuple[Path, dict[str, Any], dict[str, float]]:
+    from vision.oval_refiner import (
+        DEFAULT_OVAL_REFINER,
+        FACING_SCALE_DEG,
+        OVAL_CROP_PX,
+        OVAL_OFFSET_SCALE_IN,
+        OVAL_PX_PER_IN,
+        OVAL_SIZES,
+    )
+    from vision.training.oval_refiner import train_oval_refiner
+
+    onnx = root / DEFAULT_OVAL_REFINER.name
+    metrics = train_oval_refiner(parts, onnx, epochs=epochs, log=log)
+    describe = {
+        "architecture": "a small CNN: stride-2 stem, three stages of two 3x3 convolutions, dense 128 "
+        "(vision/training/refiner.py: make_network)",
+        "classes": OVAL_SIZES,
+        "input": f"(N, 3, {OVAL_CROP_PX}, {OVAL_CROP_PX}) crops of the rectified view at {OVAL_PX_PER_IN} px/inch "
+        "centred on each oval proposal and turned to its facing (vision/oval_refiner.py: oval_crop), RGB 0..1",
+        "output": f"(N, {len(OVAL_SIZES)} + 2 + 1): size logits, centre offset along and across the facing in units "
+        f"of {OVAL_OFFSET_SCALE_IN} in, facing correction in units of {FACING_SCALE_DEG} degrees",
+    }
+    return onnx, describe, metrics

@@ -144,9 +144,9 @@ def build_samples(directories: list[Path], out: Path, workers: int = 2, seed: in
     return {"tables": len(jobs), "samples": len(merged["is_base"]), "positives": int(merged["is_base"].sum())}
 
 
-def make_network() -> Any:
-    """A small CNN: a stride-2 stem, three stages of two 3x3 convolutions, a dense layer; outputs base
-    logit, size logits and offset. About 25 M multiply-adds a crop (a CPU trains it)."""
+def make_network(outputs: int = 1 + len(ROUND_SIZES) + 2) -> Any:
+    """A small CNN: a stride-2 stem, three stages of two 3x3 convolutions, a dense layer; ``outputs``
+    (the base refiner's: base logit, size logits and offset). About 25 M multiply-adds a 96 px crop."""
     import torch
     from torch import nn
 
@@ -169,7 +169,7 @@ def make_network() -> Any:
         nn.Flatten(),
         nn.Linear(64 * side * side, 128),
         nn.ReLU(inplace=True),
-        nn.Linear(128, 1 + len(ROUND_SIZES) + 2),
+        nn.Linear(128, outputs),
     )
 
 
@@ -210,24 +210,73 @@ def train_refiner(
     import torch
     from torch import nn
 
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
     files = [np.load(path) for path in samples]
     data = {key: np.concatenate([f[key] for f in files]) for key in ("crops", "is_base", "size", "offset")}
-    n = len(data["is_base"])
-    order = np.random.default_rng(seed).permutation(n)
-    n_val = int(n * val_share)
-    val, fit = order[:n_val], order[n_val:]
     x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2)))
     base_all = torch.from_numpy(data["is_base"])
     size_all = torch.from_numpy(data["size"])
     off_all = torch.from_numpy(data["offset"])
+    bce, ce = nn.BCEWithLogitsLoss(), nn.CrossEntropyLoss()
+
+    def batch_loss(net: Any, idx: Any, generator: Any) -> Any:
+        x, off = _augment(x_all[idx].float() / 255.0, off_all[idx], generator)
+        out = net(x)
+        pos = base_all[idx] > 0.5
+        loss = bce(out[:, 0], base_all[idx])
+        if pos.any():
+            loss = loss + ce(out[pos, 1 : 1 + len(ROUND_SIZES)], size_all[idx][pos])
+            loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[pos, -2:], off[pos], beta=0.05)
+        return loss
+
+    def validate(net: Any, val: Any) -> dict[str, float]:
+        return _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
+
+    order = np.random.default_rng(seed).permutation(len(base_all))
+    n_val = int(len(order) * val_share)
     net = make_network()
+    return fit_network(
+        net,
+        order[n_val:],
+        order[:n_val],
+        batch_loss,
+        validate,
+        out_onnx,
+        CROP_PX,
+        epochs,
+        batch,
+        lr,
+        seed,
+        threads,
+        log,
+    )
+
+
+def fit_network(
+    net: Any,
+    fit: npt.NDArray[np.int64],
+    val: npt.NDArray[np.int64],
+    batch_loss: Any,
+    validate: Any,
+    out_onnx: Path,
+    crop_px: int,
+    epochs: int,
+    batch: int,
+    lr: float,
+    seed: int,
+    threads: int,
+    log: Any,
+) -> dict[str, float]:
+    """The training loop both refiners share: AdamW with a one-cycle schedule over the samples ``fit``,
+    ``validate(net, val)`` after each epoch; the network exported to ``out_onnx``.
+    ``batch_loss(net, indices, generator)`` augments and scores a batch."""
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(fit) // batch + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     generator = torch.Generator().manual_seed(seed)
-    bce, ce = nn.BCEWithLogitsLoss(), nn.CrossEntropyLoss()
     for epoch in range(epochs):
         net.train()
         start = time.perf_counter()
@@ -235,25 +284,20 @@ def train_refiner(
         total = 0.0
         for k in range(0, len(perm), batch):
             idx = torch.from_numpy(perm[k : k + batch])
-            x, off = _augment(x_all[idx].float() / 255.0, off_all[idx], generator)
-            out = net(x)
-            pos = base_all[idx] > 0.5
-            loss = bce(out[:, 0], base_all[idx])
-            if pos.any():
-                loss = loss + ce(out[pos, 1 : 1 + len(ROUND_SIZES)], size_all[idx][pos])
-                loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[pos, -2:], off[pos], beta=0.05)
+            loss = batch_loss(net, idx, generator)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        figures = _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
-        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(fit):.4f}, {time.perf_counter() - start:.0f} s, {figures}")
+        log(
+            f"epoch {epoch + 1}/{epochs}: loss {total / len(fit):.4f}, {time.perf_counter() - start:.0f} s, {validate(net, val)}"
+        )
     net.eval()
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
-        (torch.zeros(1, 3, CROP_PX, CROP_PX),),
+        (torch.zeros(1, 3, crop_px, crop_px),),
         str(out_onnx),
         input_names=["crops"],
         output_names=["refined"],
@@ -261,7 +305,8 @@ def train_refiner(
         opset_version=17,
         dynamo=False,
     )
-    return _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
+    figures: dict[str, float] = validate(net, val)
+    return figures
 
 
 def _validate(net: Any, x: Any, is_base: Any, size: Any, offset: Any) -> dict[str, float]:

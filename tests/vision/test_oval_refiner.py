@@ -1,0 +1,103 @@
+"""The oval refiner (vision/oval_refiner.py): its turned crops, its errors, and what it measures on
+held-out renders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.lens import LensModel
+from calibration.table_frame import calibrate
+from geometry.shapes import MM_PER_IN, base_semi_axes_in
+from vision.detect_learned import LearnedDetector
+from vision.evaluate import _match
+from vision.oval_refiner import (
+    DEFAULT_OVAL_REFINER,
+    OVAL_CROP_PX,
+    OVAL_PX_PER_IN,
+    OvalRefiner,
+    OvalRefinerError,
+    oval_crop,
+    to_table_offset,
+)
+from vision.synth.table import render_table
+
+
+@pytest.fixture(scope="module")
+def table_and_frame() -> tuple[object, object]:
+    table = render_table(6, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    return table, calibrate(table.empty, table.layout, lens)
+
+
+def test_an_unturned_crop_shows_the_rectified_view(table_and_frame: tuple[object, object]) -> None:
+    """Facing 0: crop pixel (u, v) is the view's pixel (k + u, l + v) when the centre sits on a pixel corner."""
+    table, frame = table_and_frame
+    k, l = 300, 400  # noqa: E741 - the view's pixel column and row
+    half = OVAL_CROP_PX / 2
+    centre = ((k + half) / OVAL_PX_PER_IN, (l + half) / OVAL_PX_PER_IN)
+    crop = oval_crop(table.image, frame, centre, 0.0)  # type: ignore[attr-defined]
+    view = frame.rectify(table.image, OVAL_PX_PER_IN, (k, l, OVAL_CROP_PX, OVAL_CROP_PX))  # type: ignore[attr-defined]
+    assert crop.shape == (OVAL_CROP_PX, OVAL_CROP_PX, 3)
+    assert np.abs(crop.astype(int) - view.astype(int)).mean() < 1.0
+
+
+def test_a_crop_turned_a_quarter_is_the_unturned_crop_turned(table_and_frame: tuple[object, object]) -> None:
+    """Facing 90: the crop's u axis runs along the table's +y, so it is the facing-0 crop turned a quarter."""
+    table, frame = table_and_frame
+    centre = (10.37, 13.81)
+    flat = oval_crop(table.image, frame, centre, 0.0)  # type: ignore[attr-defined]
+    turned = oval_crop(table.image, frame, centre, 90.0)  # type: ignore[attr-defined]
+    assert np.abs(turned.astype(int) - np.rot90(flat, 1).astype(int)).mean() < 1.0
+
+
+def test_offsets_along_and_across_a_facing_turn_into_table_axes() -> None:
+    dx, dy = to_table_offset(np.array([1.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]), np.array([0.0, 90.0, 30.0]))
+    assert np.allclose(dx, [1.0, 0.0, -0.5]) and np.allclose(dy, [0.0, 1.0, np.sqrt(3) / 2])
+
+
+def test_a_missing_or_broken_oval_refiner_is_named_in_the_error(tmp_path: Path) -> None:
+    with pytest.raises(OvalRefinerError, match="none.onnx: no oval refiner model there"):
+        OvalRefiner(tmp_path / "none.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(OvalRefinerError, match="broken.onnx: not a model"):
+        OvalRefiner(broken)
+
+
+def _oval_errors(detector: LearnedDetector) -> tuple[list[float], int, int, set[str]]:
+    """Centre errors (mm), sizes right, ovals matched and how they were measured, pooled over held-out
+    tables with ovals (seeds 5000+ are the evaluation set: never trained on)."""
+    errors, right, matched, how = [], 0, 0, set()
+    for seed, game in [(5000, "focal-point"), (5009, "grinding-annihilation"), (5022, "focal-point")]:
+        table = render_table(seed, game)
+        lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+        frame = calibrate(table.empty, table.layout, lens)
+        found, _, _ = detector.detect(table.image, detector.prepare(table.empty, frame), frame)
+        truth = table.scene["models"]
+        seen = [
+            {"x": found.x_in[j], "y": found.y_in[j], "base": str(found.size[j]), "how": str(found.measured_by[j])}
+            for j in range(len(found))
+            if found.kind[j] == 0
+        ]
+        for i, j, d in _match(truth, seen, lambda m: base_semi_axes_in(m["base"])[1]):
+            if "x" in truth[i]["base"]:
+                errors.append(d * MM_PER_IN)
+                right += seen[j]["base"] == truth[i]["base"]
+                matched += 1
+                how.add(seen[j]["how"])
+    return errors, right, matched, how
+
+
+def test_the_shipped_oval_refiner_measures_held_out_ovals_better_than_their_boxes() -> None:
+    """Guards round the measured figures (docs/detector.md, session 18)."""
+    assert DEFAULT_OVAL_REFINER.is_file() and DEFAULT_OVAL_REFINER.with_suffix(".card.json").is_file()
+    refined, right, matched, how = _oval_errors(LearnedDetector())
+    boxed, _, _, box_how = _oval_errors(LearnedDetector(oval_refiner_path=None))
+    assert how == {"oval refined"} and box_how == {"oval"}
+    assert matched >= 6
+    assert right >= matched - 1
+    assert float(np.median(refined)) < 0.6 * float(np.median(boxed))
+    assert max(refined) < 2.0 < max(boxed)

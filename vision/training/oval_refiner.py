@@ -1,0 +1,177 @@
+"""Training the oval refiner (vision/oval_refiner.py) on rendered tables, with torch; export to ONNX.
+
+Samples come from rendered tables with their truth (``tablesight render-tables``): each
+oval base, cropped round a point moved off its true centre and turned to a facing
+moved off its true facing, by random amounts like the detector's box and blob
+errors (measured on the tuning tables, seed 6000: facing off by a median 3.4
+degrees, 7 of 28 by 10-31 degrees). Labels: its size, the offset of its true
+centre along and across the crop's facing, and the facing's error.
+
+Training-time code (needs the ``train`` extra); the product imports only vision/oval_refiner.py.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.layout import Layout
+from calibration.lens import LensModel
+from calibration.table_frame import calibrate
+from vision.oval_refiner import (
+    FACING_SCALE_DEG,
+    OVAL_CROP_PX,
+    OVAL_OFFSET_SCALE_IN,
+    OVAL_SIZES,
+    oval_crop,
+    to_table_offset,
+)
+from vision.training.refiner import fit_network, make_network, visible_centres_in
+
+JITTERS_PER_OVAL = 24  # ovals are few (about one a table): each is seen many ways
+JITTER_SIGMA_IN = 0.08  # about the spread of the detector's box centres round an oval
+JITTER_MAX_IN = 0.25
+FACING_SIGMA_DEG = (4.0, 15.0)  # most blob facings are a few degrees off; a quarter much more
+FACING_MAX_DEG = 35.0
+
+
+def oval_table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray[Any]]:
+    """Crops and labels from one rendered table (``stem``.jpg, .empty.jpg, .truth.json)."""
+    rng = np.random.default_rng(seed)
+    truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
+    scene = truth["scene"]
+    photo = cv2.imread(stem + ".jpg")
+    empty = cv2.imread(stem + ".empty.jpg")
+    lens = LensModel.load(lens_path) if Path(lens_path).is_file() else None
+    frame = calibrate(empty, Layout.from_json(truth["layout"]), lens)
+    centres = visible_centres_in(scene, frame)
+    crops, sizes, offsets, turns = [], [], [], []
+    for k, model in enumerate(scene["models"]):
+        if model["base"] not in OVAL_SIZES:
+            continue
+        true_facing = float(model.get("facing_deg", 0.0))
+        for j in range(JITTERS_PER_OVAL):
+            shift = np.zeros(2) if j == 0 else np.clip(rng.normal(0, JITTER_SIGMA_IN, 2), -JITTER_MAX_IN, JITTER_MAX_IN)
+            sigma = FACING_SIGMA_DEG[int(rng.random() < 0.25)]
+            turn = 0.0 if j == 0 else float(np.clip(rng.normal(0, sigma), -FACING_MAX_DEG, FACING_MAX_DEG))
+            facing = (true_facing + turn + 180.0 * int(rng.random() < 0.5)) % 360.0  # an oval reads either way round
+            at = (float(centres[k, 0] + shift[0]), float(centres[k, 1] + shift[1]))
+            crops.append(oval_crop(photo, frame, at, facing))
+            # The true centre from the crop's, along and across its facing: the inverse turn of -shift.
+            along, across = to_table_offset(np.array([-shift[0]]), np.array([-shift[1]]), np.array([-facing]))
+            sizes.append(OVAL_SIZES.index(model["base"]))
+            offsets.append((along[0] / OVAL_OFFSET_SCALE_IN, across[0] / OVAL_OFFSET_SCALE_IN))
+            turns.append(-turn / FACING_SCALE_DEG)
+    return {
+        "crops": np.stack(crops) if crops else np.zeros((0, OVAL_CROP_PX, OVAL_CROP_PX, 3), np.uint8),
+        "size": np.array(sizes, np.int64),
+        "offset": np.array(offsets, np.float32).reshape(-1, 2),
+        "turn": np.array(turns, np.float32),
+    }
+
+
+def build_oval_samples(directories: list[Path], out: Path, workers: int = 2, seed: int = 0) -> dict[str, int]:
+    """Samples from every rendered table under ``directories``, saved as one .npz at ``out``."""
+    jobs = []
+    for d in directories:
+        for k, image in enumerate(sorted(Path(d).glob("*[0-9].jpg"))):
+            jobs.append((str(image)[: -len(".jpg")], str(Path(d) / "lens.json"), seed * 1_000_003 + k))
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(oval_table_samples, *zip(*jobs, strict=True)))
+    merged = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, **merged)
+    return {"tables": len(jobs), "samples": len(merged["size"])}
+
+
+def _augment(x: Any, offset: Any, turn: Any, generator: Any) -> tuple[Any, Any, Any]:
+    """Random mirrors along and across the facing (the offset and the facing's error mirrored with them),
+    light and contrast. No quarter turns: the crop is turned to the facing."""
+    import torch
+
+    n = x.shape[0]
+    offset, turn = offset.clone(), turn.clone()
+    for axis, dim in ((0, 3), (1, 2)):
+        flip = torch.rand(n, generator=generator) < 0.5
+        x[flip] = x[flip].flip(dim)
+        offset[flip, axis] = -offset[flip, axis]
+        turn[flip] = -turn[flip]
+    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=generator)
+    tint = 0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=generator)
+    shift = 0.1 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    return (x * gain * tint + shift).clamp(0, 1), offset, turn
+
+
+def train_oval_refiner(
+    samples: list[Path],
+    out_onnx: Path,
+    epochs: int = 20,
+    batch: int = 128,
+    lr: float = 0.002,
+    seed: int = 0,
+    val_share: float = 0.1,
+    threads: int = 2,
+    log: Any = print,
+) -> dict[str, float]:
+    """Train on ``samples`` (.npz files from build_oval_samples), export the network to ``out_onnx``; the
+    validation figures. The validation share is drawn by oval (all crops of one oval on one side)."""
+    import torch
+    from torch import nn
+
+    files = [np.load(path) for path in samples]
+    data = {key: np.concatenate([f[key] for f in files]) for key in ("crops", "size", "offset", "turn")}
+    x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2)))
+    size_all = torch.from_numpy(data["size"])
+    off_all = torch.from_numpy(data["offset"])
+    turn_all = torch.from_numpy(data["turn"])
+    ce = nn.CrossEntropyLoss()
+    n_sizes = len(OVAL_SIZES)
+
+    def batch_loss(net: Any, idx: Any, generator: Any) -> Any:
+        x, off, turn = _augment(x_all[idx].float() / 255.0, off_all[idx], turn_all[idx], generator)
+        out = net(x)
+        loss = ce(out[:, :n_sizes], size_all[idx])
+        loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[:, n_sizes : n_sizes + 2], off, beta=0.05)
+        return loss + nn.functional.smooth_l1_loss(out[:, n_sizes + 2], turn, beta=0.1)
+
+    def validate(net: Any, val: Any) -> dict[str, float]:
+        net.eval()
+        with torch.no_grad():
+            out = torch.cat([net(x_all[val[k : k + 256]].float() / 255.0) for k in range(0, len(val), 256)])
+        err_mm = ((out[:, n_sizes : n_sizes + 2] - off_all[val]) * OVAL_OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()
+        turn_deg = ((out[:, n_sizes + 2] - turn_all[val]) * FACING_SCALE_DEG).abs().numpy()
+        return {
+            "size_right": round(float((out[:, :n_sizes].argmax(1) == size_all[val]).float().mean()), 4),
+            "centre_mm_median": round(float(np.median(err_mm)), 3),
+            "centre_mm_p95": round(float(np.percentile(err_mm, 95)), 3),
+            "facing_deg_median": round(float(np.median(turn_deg)), 2),
+            "facing_deg_p95": round(float(np.percentile(turn_deg, 95)), 2),
+        }
+
+    # Crops of one oval are consecutive (JITTERS_PER_OVAL of them): hold back whole ovals, not crops.
+    oval_of = np.arange(len(size_all)) // JITTERS_PER_OVAL
+    ovals = int(oval_of.max()) + 1
+    held = np.random.default_rng(seed).permutation(ovals)[: max(1, int(ovals * val_share)) if ovals > 1 else 0]
+    is_val = np.isin(oval_of, held)
+    net = make_network(n_sizes + 3)
+    return fit_network(
+        net,
+        np.flatnonzero(~is_val),
+        np.flatnonzero(is_val),
+        batch_loss,
+        validate,
+        out_onnx,
+        OVAL_CROP_PX,
+        epochs,
+        batch,
+        lr,
+        seed,
+        threads,
+        log,
+    )

@@ -30,7 +30,7 @@ from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections
 from vision.onnx_session import onnxruntime_session
-from vision.oval_refiner import DEFAULT_OVAL_REFINER, OvalRefiner
+from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
 from vision.refiner import DEFAULT_REFINER, BaseRefiner, Refined, crop_origin_px
 
 Image = npt.NDArray[np.uint8]
@@ -260,7 +260,7 @@ class LearnedDetector:
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
             how = "oval"
-            if self._oval_refiner is not None:
+            if self._oval_refiner is not None and size in LEARNED_OVALS:
                 seen = self._oval_refiner.measure(photo, frame, [centre_in], [facing])
                 size, facing, how = seen.size[0], float(seen.facing_deg[0]), "oval refined"
                 cx, cy = seen.x_in[0] * ppi - x0, seen.y_in[0] * ppi - y0

@@ -30,6 +30,9 @@ Image = npt.NDArray[np.uint8]
 OVAL_PX_PER_IN = 22.0  # a 90x52 oval (3.5") and the box's error fit in the crop; 1 mm is 0.87 px
 OVAL_CROP_PX = 96
 OVAL_SIZES = [b for b in KNOWN_BASES if "x" in b]  # the network's size classes, in this order
+# The ovals the renderer paints (vision/synth/table.py), so the only ones the network learned; a larger oval
+# (105x70 and up) would not fit its crop, and keeps the measure of its box.
+LEARNED_OVALS = ("60x35", "75x42", "90x52")
 OVAL_OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
 FACING_SCALE_DEG = 10.0  # ...and its facing correction in units of this
 DEFAULT_OVAL_REFINER = Path(__file__).parent / "models" / "oval-refiner.onnx"

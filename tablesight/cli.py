@@ -221,7 +221,7 @@ def cmd_calibrate_lens(args: argparse.Namespace) -> int:
     from calibration.lens import calibrate_lens
 
     images = [_read_image(path) for path in args.images]
-    lens, notes = calibrate_lens(images, args.images)
+    lens, notes = calibrate_lens(images, args.images, tangential=args.tangential)
     lens.save(args.out)
     payload = {"lens": args.out, **lens.to_json(), "notes": notes}
     text = f"lens calibrated from {lens.views} views (fit {lens.rms_px:.2f} px); focal {lens.K[0, 0]:.1f} px; saved {args.out}"
@@ -755,6 +755,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     lens_cmd = add("calibrate-lens", "calibrate the camera's lens from photos of the kit's ChArUco board")
     lens_cmd.add_argument("images", nargs="+")
+    lens_cmd.add_argument(
+        "--tangential", action="store_true", help="also fit the decentring terms p1, p2 (a lens known to need them)"
+    )
     lens_cmd.add_argument("--out", default="lens.json")
     lens_cmd.set_defaults(run=cmd_calibrate_lens)
 

@@ -84,10 +84,14 @@ class Camera:
         out: FloatArray = px.reshape(-1, 2)
         return out
 
-    def table_maps(self, plane_w: float = 0.0) -> tuple[FloatArray, FloatArray]:
-        """For every pixel, the (x, y) table position its ray meets on the plane w = plane_w."""
-        w, h = self.size
-        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    def table_maps(
+        self, plane_w: float = 0.0, window: tuple[int, int, int, int] | None = None
+    ) -> tuple[FloatArray, FloatArray]:
+        """For every pixel (of ``window``: x0, y0, x1, y1, if given), the (x, y) table position its ray meets on
+        the plane w = plane_w."""
+        x0, y0, x1, y1 = window if window is not None else (0, 0, *self.size)
+        w, h = x1 - x0, y1 - y0
+        u, v = np.meshgrid(np.arange(x0, x1, dtype=np.float64), np.arange(y0, y1, dtype=np.float64))
         pix = np.stack([u.ravel(), v.ravel()], axis=1).reshape(-1, 1, 2)
         criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-10)
         norm = cv2.undistortPoints(pix, self.K, self.dist, R=np.eye(3), P=np.eye(3), criteria=criteria).reshape(-1, 2)
@@ -99,10 +103,17 @@ class Camera:
         return x, y
 
     def render(
-        self, texture: npt.NDArray[np.uint8], px_per_in: float, border_in: float = 0.0, background: int = 40
+        self,
+        texture: npt.NDArray[np.uint8],
+        px_per_in: float,
+        border_in: float = 0.0,
+        background: int = 40,
+        plane_w: float = 0.0,
+        window: tuple[int, int, int, int] | None = None,
     ) -> npt.NDArray[np.uint8]:
-        """Photograph a flat texture lying on the table (texture pixel (0,0) at table (-border, -border))."""
-        x, y = self.table_maps()
+        """Photograph a flat texture lying on the table (texture pixel (0,0) at table (-border, -border)), or
+        lifted to the plane w = ``plane_w`` (negative: above the table); only ``window`` (x0, y0, x1, y1) of it."""
+        x, y = self.table_maps(plane_w, window)
         # Pre-blur the texture to the scale it is sampled at, so remapping does not alias.
         scale = px_per_in / self._pixels_per_inch()
         tex = cv2.GaussianBlur(texture, (0, 0), max(0.5, 0.5 * scale)) if scale > 1.5 else texture

@@ -183,6 +183,7 @@ def _place_units(
         + [shapely.Point(o["x"], o["y"]).buffer(0.9) for o in objectives]
     )
     keep_out = shapely.box(0, 0, table[0], table[1]).exterior.buffer(3.8)  # clear of the corner markers and edges
+    hills = [shapely.Polygon(t["polygon"]) for t in terrain if t["kind"] == "hill"]
     units, models = [], []
     placed: list[tuple[float, float, float]] = []
     n_units = int(rng.integers(3, 6)) * len(players) // 2 + (4 if crowded else 0)
@@ -211,10 +212,9 @@ def _place_units(
                     continue
                 if any(math.hypot(x - px, y - py) < r_out + pr for px, py, pr in placed):
                     continue
-                z = 0.0
-                for t in terrain:
-                    if t["kind"] == "hill" and shapely.Polygon(t["polygon"]).contains(p.buffer(a)):
-                        z = t["height_in"]
+                if any(hill.boundary.intersects(p.buffer(r_out)) for hill in hills):
+                    continue  # a hill is a plateau: a base stands on it or beside it, not across its edge
+                z = ground_height_in(terrain, x, y, a)
                 placed.append((x, y, r_out))
                 models.append(
                     {
@@ -231,6 +231,15 @@ def _place_units(
                 break
     used = {m["unit"] for m in models}
     return [u for u in units if u["id"] in used], models
+
+
+def ground_height_in(terrain: list[dict[str, Any]], x: float, y: float, radius_in: float) -> float:
+    """How high a base of ``radius_in`` at (x, y) stands: on a hill's plateau if it lies wholly on it."""
+    base = shapely.Point(x, y).buffer(radius_in)
+    for t in terrain:
+        if t["kind"] == "hill" and shapely.Polygon(t["polygon"]).contains(base):
+            return float(t["height_in"])
+    return 0.0
 
 
 @dataclass
@@ -310,6 +319,37 @@ WEBCAM_HFOV_DEG = 65.0
 WEBCAM_DISTORTION = (-0.08, 0.01, 0.0, 0.0, 0.0)
 
 
+def _raise_hill(
+    camera: Camera,
+    hill: dict[str, Any],
+    layers: list[tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]],
+    empty: npt.NDArray[np.uint8],
+    ppi: float,
+    border: float,
+) -> None:
+    """A hill is a plateau ``height_in`` high: its top, and the bases painted on it (whose truth stands at
+    that height), are seen where the camera's rays meet that plane. Each (photo, its texture) in ``layers`` is
+    redrawn there; where a ray passes the plateau's side, the side shows the empty table's hill, darker."""
+    polygon = shapely.Polygon(hill["polygon"])
+    lift = -float(hill["height_in"])
+    ring = np.array(polygon.exterior.coords)
+    corners = np.concatenate([camera.project(np.c_[ring, np.full(len(ring), w)]) for w in (0.0, lift)])
+    width, height = camera.size
+    x0, y0 = (max(int(v) - 4, 0) for v in corners.min(axis=0))
+    x1, y1 = min(int(corners[:, 0].max()) + 5, width), min(int(corners[:, 1].max()) + 5, height)
+    if x1 <= x0 or y1 <= y0:
+        return  # out of the picture
+    window = (x0, y0, x1, y1)
+    top = shapely.contains_xy(polygon, *camera.table_maps(lift, window))
+    side = shapely.contains_xy(polygon, *camera.table_maps(0.0, window)) & ~top
+    wall = (empty[y0:y1, x0:x1][side].astype(np.float32) * 0.8).astype(np.uint8)
+    for image, texture in layers:
+        raised = camera.render(texture, ppi, border_in=border, background=35, plane_w=lift, window=window)
+        part = image[y0:y1, x0:x1]
+        part[top] = raised[top]
+        part[side] = wall
+
+
 def webcam_lens(seed: int) -> LensModel:
     """The renderer's webcam, calibrated from rendered photos of the kit's board, as a player would."""
     from calibration.lens import calibrate_lens
@@ -355,6 +395,7 @@ def render_table(
     for m in models:
         if models_at and m["id"] in models_at:
             m["x"], m["y"] = (round(float(v), 4) for v in models_at[m["id"]])
+            m["z"] = round(ground_height_in(terrain, m["x"], m["y"], base_semi_axes_in(m["base"])[0]), 4)
     stream_of = {m["id"]: k for k, m in enumerate(models)}  # fixed before any model is lifted
     models = [m for m in models if m["id"] not in lifted]  # in a player's hand, off the table
 
@@ -437,6 +478,9 @@ def render_table(
     )
     photo = camera.render(flat, ppi, border_in=border, background=35)
     empty = camera.render(empty_tex, ppi, border_in=border, background=35)
+    for t in terrain:
+        if t["kind"] == "hill":
+            _raise_hill(camera, t, [(photo, flat), (empty, empty_tex)], empty, ppi, border)
 
     # ---- what stands up, far to near ----
     C = camera.centre_in

@@ -108,14 +108,20 @@ def test_train_refiner_export_and_run(tmp_path: Path) -> None:
 
 
 def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
-    """The oval refiner's training path, small: render 2 tables (2 ovals), cut samples, one epoch, ONNX, run."""
+    """The oval refiner's training path, small: render 2 tables (their ovals), cut samples, one epoch, ONNX, run."""
     from vision.oval_refiner import OVAL_SIZES, OvalRefiner
 
     out = run("train-refiner", str(tmp_path / "ref"), "--ovals", "--sets", "600000:2", "--epochs", "1", cwd=tmp_path)
     onnx = tmp_path / "ref" / "oval-refiner.onnx"
     assert "refiner" in out and onnx.is_file()
     card = json.loads(onnx.with_suffix(".card.json").read_text())
-    assert card["data"]["tables"] == 2 and card["data"]["samples"] == 2 * 24 and card["settings"]["epochs"] == 1
+    ovals = sum(
+        "x" in m["base"]
+        for truth in (tmp_path / "ref" / "tables-600000").glob("*.truth.json")
+        for m in json.loads(truth.read_text())["scene"]["models"]
+    )
+    assert ovals >= 1 and card["data"]["tables"] == 2 and card["data"]["samples"] == 24 * ovals
+    assert card["settings"]["epochs"] == 1
     assert card["classes"] == OVAL_SIZES
     assert {"size_right", "centre_mm_median", "facing_deg_median"} <= set(card["validation"])
 

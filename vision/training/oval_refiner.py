@@ -32,13 +32,14 @@ from vision.oval_refiner import (
     oval_crop,
     to_table_offset,
 )
-from vision.training.refiner import fit_network, make_network, visible_centres_in
+from vision.training.refiner import fit_network, light_and_tint, make_network, visible_centres_in
 
 JITTERS_PER_OVAL = 24  # ovals are few (about one a table): each is seen many ways
 JITTER_SIGMA_IN = 0.08  # about the spread of the detector's box centres round an oval
 JITTER_MAX_IN = 0.25
 FACING_SIGMA_DEG = (4.0, 15.0)  # most blob facings are a few degrees off; a quarter much more
 FACING_MAX_DEG = 35.0
+FIGURES = ("size_right", "centre_mm_median", "centre_mm_p95", "facing_deg_median", "facing_deg_p95")
 
 
 def oval_table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray[Any]]:
@@ -102,10 +103,7 @@ def _augment(x: Any, offset: Any, turn: Any, generator: Any) -> tuple[Any, Any, 
         x[flip] = x[flip].flip(dim)
         offset[flip, axis] = -offset[flip, axis]
         turn[flip] = -turn[flip]
-    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=generator)
-    tint = 0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=generator)
-    shift = 0.1 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
-    return (x * gain * tint + shift).clamp(0, 1), offset, turn
+    return light_and_tint(x, generator), offset, turn
 
 
 def train_oval_refiner(
@@ -141,6 +139,8 @@ def train_oval_refiner(
         return loss + nn.functional.smooth_l1_loss(out[:, n_sizes + 2], turn, beta=0.1)
 
     def validate(net: Any, val: Any) -> dict[str, float]:
+        if len(val) == 0:  # a single oval: nothing held back to score
+            return dict.fromkeys(FIGURES, float("nan"))
         net.eval()
         with torch.no_grad():
             out = torch.cat([net(x_all[val[k : k + 256]].float() / 255.0) for k in range(0, len(val), 256)])

@@ -188,10 +188,18 @@ def _augment(x: Any, offset: Any, generator: Any) -> tuple[Any, Any]:
     swap = torch.rand(n, generator=generator) < 0.5
     x[swap] = x[swap].transpose(2, 3)
     offset[swap] = offset[swap].flip(1)
+    return light_and_tint(x, generator), offset
+
+
+def light_and_tint(x: Any, generator: Any) -> Any:
+    """Each crop of the batch ``x`` (N, 3, H, W; 0..1) under other light: gain, colour tint and shift."""
+    import torch
+
+    n = x.shape[0]
     gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=generator)
     tint = 0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=generator)
     shift = 0.1 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
-    return (x * gain * tint + shift).clamp(0, 1), offset
+    return (x * gain * tint + shift).clamp(0, 1)
 
 
 def train_refiner(

@@ -26,6 +26,7 @@ from vision.synth.table import render_table, webcam_lens  # noqa: E402
 from vision.terrain import footprint_under, terrain_footprints  # noqa: E402
 
 WALLED = ("blocking", "ruins")  # the kinds the renderer builds with walls (over 1" tall)
+PLATEAUS = ("hill",)  # drawn raised to their height whatever it is: their sides lean like walls
 
 
 def main() -> None:
@@ -53,7 +54,7 @@ def main() -> None:
             feet = []
             for f in found:
                 kind, piece, height = max(truth, key=lambda t: t[1].intersection(f).area)
-                walled = kind in WALLED and height > 1.0 and f.intersects(piece)
+                walled = (kind in PLATEAUS or (kind in WALLED and height > 1.0)) and f.intersects(piece)
                 feet.append(footprint_under(f, height, frame) if walled else f)
             found = feet
         for kind, poly, _ in truth:

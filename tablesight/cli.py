@@ -791,9 +791,11 @@ def build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--calibration", default=None, help="a saved calibration (else calibrate this photo)")
     ft.add_argument("--kinds", default=None, help="each piece's rule category: t1=blocking,t2=woods (default open)")
     ft.add_argument(
-        "--walls", default=None, help="pieces with walls and their height in inches: t1=4 (the lean is taken out)"
+        "--walls",
+        default=None,
+        help="pieces with walls or steep sides (a plateau hill) and their height in inches: t1=4 (the lean is taken out)",
     )
-    ft.add_argument("--heights", default=None, help="other pieces' heights in inches: t3=1 (a hill)")
+    ft.add_argument("--heights", default=None, help="other pieces' heights in inches, seen as flat: t3=1")
     ft.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
     ft.add_argument("--out", default=None, help='save the pieces here ({"terrain": [...]}, for analyze --terrain)')
     add_layout(ft)

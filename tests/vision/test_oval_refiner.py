@@ -101,3 +101,16 @@ def test_the_shipped_oval_refiner_measures_held_out_ovals_better_than_their_boxe
     assert right >= matched - 1
     assert float(np.median(refined)) < 0.6 * float(np.median(boxed))
     assert max(refined) < 2.0 < max(boxed)
+
+
+def test_cv2_dnn_runs_the_shipped_oval_refiner_as_onnxruntime_does() -> None:
+    """Without onnxruntime the refiners fall back to cv2.dnn (vision/onnx_session.OnnxNetwork): same numbers."""
+    import cv2
+
+    refiner = OvalRefiner()
+    assert refiner._network is not None
+    blob = np.random.default_rng(0).random((3, 3, OVAL_CROP_PX, OVAL_CROP_PX), dtype=np.float32)
+    first = refiner._network.raw(blob)
+    refiner._network._session = None
+    refiner._network._net = cv2.dnn.readNetFromONNX(str(DEFAULT_OVAL_REFINER))
+    assert np.abs(refiner._network.raw(blob) - first).max() < 1e-4

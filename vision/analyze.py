@@ -20,6 +20,7 @@ from vision.colour import hex_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import Detections
+from vision.unit_agreement import agree_players, agree_sizes
 
 Image = npt.NDArray[np.uint8]
 
@@ -47,24 +48,35 @@ def assign_teams(
     players: dict[str, str],
     rim_samples_bgr: npt.NDArray[np.float64] | None = None,
 ) -> list[str]:
-    """Each base to a player by colour. With ``rim_samples_bgr`` (N, K, 3; colours round each base's edge):
+    """Each base to a player by colour (see ``team_evidence``)."""
+    return team_evidence(colours_bgr, players, rim_samples_bgr)[0]
+
+
+def team_evidence(
+    colours_bgr: npt.NDArray[np.float64],
+    players: dict[str, str],
+    rim_samples_bgr: npt.NDArray[np.float64] | None = None,
+) -> tuple[list[str], npt.NDArray[np.float64]]:
+    """Each base to a player by colour, and how far (Lab) each base's colour lies from each player's (N, players).
+    With ``rim_samples_bgr`` (N, K, 3; colours round each base's edge):
     a base goes to the player whose colour its closest samples come nearest (the rim shows in some of them
     even where a figure hides the rest), and each player's colour is then learned from the photo itself
     (light and white balance move it away from the confirmed one), a few rounds. Without samples: the
     confirmed colour nearest to each base's one rim colour (in Lab)."""
     if not players or len(colours_bgr) == 0:
-        return ["" for _ in range(len(colours_bgr))]
+        return ["" for _ in range(len(colours_bgr))], np.zeros((len(colours_bgr), len(players)))
     names = list(players)
     refs = _lab(np.array([hex_to_bgr(players[p]) for p in names], np.float64))
     if rim_samples_bgr is None:
         d = np.linalg.norm(_lab(colours_bgr)[:, None, :] - refs[None, :, :], axis=2)
-        return [names[int(k)] for k in d.argmin(axis=1)]
+        return [names[int(k)] for k in d.argmin(axis=1)], d
     n, k = rim_samples_bgr.shape[:2]
     samples = _lab(rim_samples_bgr.reshape(-1, 3)).reshape(n, k, 3)
     closest = max(1, int(round(k * TEAM_CLOSEST_SHARE)))
     for round_ in range(TEAM_ROUNDS + 1):
         d = np.linalg.norm(samples[:, :, None, :] - refs[None, None, :, :], axis=3)  # (N, K, players)
-        owner = np.sort(d, axis=1)[:, :closest].mean(axis=1).argmin(axis=1)
+        distance = np.sort(d, axis=1)[:, :closest].mean(axis=1)  # (N, players)
+        owner = distance.argmin(axis=1)
         if round_ == TEAM_ROUNDS:
             break
         for p in range(len(names)):
@@ -73,8 +85,11 @@ def assign_teams(
                 off = np.linalg.norm(mine - refs[p], axis=1)
                 refs[p] = np.median(mine[off <= np.quantile(off, TEAM_CLOSEST_SHARE)], axis=0)
     confirmed = _lab(np.array([hex_to_bgr(players[p]) for p in names], np.float64))
-    owner = _split_washed_out(samples, owner, refs, confirmed, closest)
-    return [names[int(p)] for p in owner]
+    split = _split_washed_out(samples, owner, refs, confirmed, closest)
+    # A base given to another player by the split: its colour evidence is the same for both.
+    moved = split != owner
+    distance[moved, split[moved]] = distance[moved].min(axis=1)
+    return [names[int(p)] for p in split], distance
 
 
 def _split_washed_out(
@@ -184,7 +199,10 @@ def analyze(
             xy = frame.image_to_table(px, float(piece["height_in"]))
             x[inside], y[inside] = xy[:, 0], xy[:, 1]
             z[inside] = float(piece["height_in"])
-    teams = assign_teams(bases.colour_bgr, players or {}, bases.rim_sample_bgr)
+    teams, colour_distances = team_evidence(bases.colour_bgr, players or {}, bases.rim_sample_bgr)
+    # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
+    sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams)
+    teams = agree_players(x, y, sizes, teams, colour_distances)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by))
@@ -203,7 +221,7 @@ def analyze(
             {
                 "id": f"b{k + 1}",
                 "unit": unit_id,
-                "base": str(bases.size[k]),
+                "base": sizes[k],
                 "x": round(float(x[k]), 4),
                 "y": round(float(y[k]), 4),
                 "z": round(float(z[k]), 4),

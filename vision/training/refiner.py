@@ -4,9 +4,10 @@ Samples come from rendered tables with their truth (``tablesight render-tables``
 - each round base, cropped round its centre as the top-down view shows it (a
   base on a hill appears where its ray meets the table), moved by a random
   offset like the detector's error: a positive, with its size and offset;
-- each proposal of the detector (at a low threshold) that lies on no base, and
-  random points of the table away from every base: negatives.
-Proposals on ovals are left out: the refiner judges round bases only.
+- each proposal of the detector (at a low threshold) that lies on no base or on an
+  oval, each oval cropped round its centre, and random points of the table away
+  from every base: negatives. The refiner judges round bases only: a round
+  proposal on an oval must be turned away, so that the oval's own proposal wins.
 
 Training-time code (needs the ``train`` extra); the product imports only vision/refiner.py.
 """
@@ -34,7 +35,8 @@ JITTERS_PER_BASE = 5
 JITTER_SIGMA_IN = 0.06  # about the spread of the detector's box centres round a base
 JITTER_MAX_IN = 0.2
 RANDOM_NEGATIVES = 6  # per table
-PROPOSAL_THRESHOLD = 0.1  # the detector's proposals this sure or more give the negatives
+PROPOSAL_THRESHOLD = 0.03  # the detector's proposals this sure or more: negatives (and positives at its real error),
+# well below the threshold the refiner is used at (0.15), so that it learns to turn away what lies there
 
 
 def visible_centres_in(scene: dict[str, Any], frame: TableFrame) -> npt.NDArray[np.float64]:
@@ -89,6 +91,9 @@ def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray
         for j in range(JITTERS_PER_BASE):
             shift = np.zeros(2) if j == 0 else np.clip(rng.normal(0, JITTER_SIGMA_IN, 2), -JITTER_MAX_IN, JITTER_MAX_IN)
             add((centres[k, 0] + shift[0], centres[k, 1] + shift[1]), k)
+    for k, size in enumerate(sizes):
+        if size not in ROUND_SIZES:  # an oval is no round base, however round its middle looks
+            add((centres[k, 0], centres[k, 1]), None)
     # The detector's own proposals: on a round base, a positive at the detector's real error; elsewhere, a negative.
     detector = _detector(PROPOSAL_THRESHOLD)
     boxes, cls, _ = detector.boxes(frame.rectify(photo, DETECT_PX_PER_IN))
@@ -99,8 +104,7 @@ def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray
         dist = np.hypot(centres[:, 0] - at[0], centres[:, 1] - at[1]) if len(centres) else np.zeros(0)
         near = int(dist.argmin()) if len(dist) else -1
         if near >= 0 and dist[near] < 0.5 * radius_in[near]:
-            if sizes[near] in ROUND_SIZES:
-                add(at, near)
+            add(at, near if sizes[near] in ROUND_SIZES else None)
         elif near < 0 or dist[near] > radius_in[near] + 0.1:
             add(at, None)
     width_in, depth_in = frame.layout.width_in, frame.layout.depth_in

@@ -31,7 +31,7 @@ from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections
 from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
-from vision.refiner import DEFAULT_REFINER, BaseRefiner, Refined, crop_origin_px
+from vision.refiner import DEFAULT_REFINER, BaseRefiner, Refined
 
 Image = npt.NDArray[np.uint8]
 CLASSES = ["round", "oval", "objective", "terrain"]
@@ -288,15 +288,7 @@ class LearnedDetector:
         """The refiner's word on each round proposal; None without a refiner."""
         if self._refiner is None:
             return None
-        first = self._refiner.run(
-            self._refiner.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in]
-        )
-        # Read again, cropped round where the first reading put each base: the refiner was trained on crops
-        # within about 0.06" of the base's centre and reads those best, while a proposal may be 0.3" off.
-        # Tuning tables (seeds 6200-6319): centre p95 1.74 -> 1.46 mm, median 0.27 -> 0.24 mm (a third
-        # pass: 1.45 mm).
-        again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-        return self._refiner.run(self._refiner.crops(photo, frame, again), [crop_origin_px(c) for c in again])
+        return self._refiner.measure(photo, frame, centres_in)
 
 
 def _one_per_base(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

@@ -90,6 +90,15 @@ class BaseRefiner:
             out.append(frame.rectify(photo, REFINER_PX_PER_IN, (x0, y0, CROP_PX, CROP_PX)))
         return out
 
+    def measure(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> Refined:
+        """Each round proposal measured: read once, then again on a crop centred where the first reading put
+        the base. The network was trained on crops within about 0.06" of the base's centre and reads those
+        best, while a proposal may be 0.3" off. Tuning tables (seeds 6200-6319): centre p95 1.74 -> 1.46 mm,
+        median 0.27 -> 0.24 mm (a third reading: 1.45 mm)."""
+        first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in])
+        again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
+        return self.run(self.crops(photo, frame, again), [crop_origin_px(c) for c in again])
+
     def run(self, crops: list[Image], origins_px: list[tuple[int, int]]) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px``."""
         if not crops:

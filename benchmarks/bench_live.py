@@ -9,8 +9,7 @@ from timing import median_ms
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
-from vision.analyze import analyze
-from vision.detect_classical import ClassicalDetector
+from vision.analyze import analyze, make_detector
 from vision.live.motion import MotionGate
 from vision.synth.table import render_table
 
@@ -19,12 +18,14 @@ def main() -> None:
     table = render_table(21, hard="none")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     frame = calibrate(table.empty, table.layout, lens)
-    reference = ClassicalDetector().prepare(table.empty, frame)
+    detector = make_detector("auto")
+    reference = detector.prepare(table.empty, frame)
     gate = MotionGate()
     gate.update(table.image)
     still = median_ms(lambda: gate.update(table.image), 100)
     full = median_ms(
-        lambda: analyze(table.image, table.layout, None, frame, lens, "focal-point", None, None, reference), 10
+        lambda: analyze(table.image, table.layout, None, frame, lens, "focal-point", None, None, reference, detector),
+        10,
     )
     print("1920x1080 frames of a still 2'x2' table")
     print(f"  still frame (motion gate): {still:.2f} ms (target <= 15 ms)")

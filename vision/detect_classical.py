@@ -122,8 +122,9 @@ class ClassicalDetector:
         rows: list[tuple[float, ...]] = [*kept, *ovals]  # type: ignore[list-item]
         if not rows:
             return Detections.empty()
-        x = np.array([r[0] for r in rows]) / ppi
-        y = np.array([r[1] for r in rows]) / ppi
+        # Fits are in pixel indices; pixel k's centre is table (k + 0.5) / ppi (TableFrame.rectify).
+        x = (np.array([r[0] for r in rows]) + 0.5) / ppi
+        y = (np.array([r[1] for r in rows]) + 0.5) / ppi
         sizes = np.array([r[4] for r in rows], dtype="<U8")
         axes = np.array([base_semi_axes_in(s) for s in sizes])
         facing = np.array([r[5] if len(r) > 5 else 0.0 for r in rows])
@@ -248,7 +249,7 @@ class ClassicalDetector:
                 fit = self._fit_circle(pts, float(cx), float(cy), float(rr))
                 if fit is None or fit[3] < 0.8 or abs(fit[2] - r) > 0.08 * r:
                     continue
-                rows.append((fit[0] / ppi, fit[1] / ppi, fit[3]))
+                rows.append(((fit[0] + 0.5) / ppi, (fit[1] + 0.5) / ppi, fit[3]))  # pixel k: (k + 0.5) / ppi
         if not rows:
             return Detections.empty()
         n = len(rows)

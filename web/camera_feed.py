@@ -22,8 +22,8 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
-from vision.analyze import Detector, analyze
-from vision.detect_classical import ClassicalDetector, Reference
+from vision.analyze import Detector, analyze, make_detector
+from vision.detect_classical import Reference
 from vision.live.motion import MotionGate
 from vision.live.sources import FrameSource, ResilientSource
 from vision.live.tracker import IdentityTracker
@@ -43,7 +43,7 @@ class CameraFeed:
         detector: Detector | None = None,
     ) -> None:
         self.source = ResilientSource(opener)
-        self.detector = detector  # None: the default ('auto': the learned model where it is shipped)
+        self.detector = detector if detector is not None else make_detector("auto")  # the learned model where shipped
         self.layout = layout
         self.name = name
         self.game = game
@@ -81,7 +81,7 @@ class CameraFeed:
         if calib.frame is None:
             return None, self._status(calib.message, calib.hidden, stale=True)
         if self.reference is None or calib.state == "recalibrated":
-            self.reference = ClassicalDetector().prepare(status.frame, calib.frame)
+            self.reference = self.detector.prepare(status.frame, calib.frame)
             self.gate = MotionGate()
             self.gate.update(status.frame)
             return None, self._status(f"set up from the empty table: {calib.message}", calib.hidden)

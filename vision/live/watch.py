@@ -10,8 +10,8 @@ from typing import Any
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
-from vision.analyze import analyze
-from vision.detect_classical import ClassicalDetector, Reference
+from vision.analyze import analyze, make_detector
+from vision.detect_classical import Reference
 from vision.live.motion import MotionGate
 from vision.live.sources import FrameSource, ResilientSource
 
@@ -53,6 +53,7 @@ def watch(
     source = ResilientSource(opener)
     monitor = CalibrationMonitor(layout, lens)
     gate = MotionGate()
+    detector = make_detector("auto")
     reference: Reference | None = None
     last: dict[str, str] = {}
     last_message = ""
@@ -77,7 +78,7 @@ def watch(
                 yield Event("status", {"message": calib.message, "stale": True})
             continue
         if reference is None or calib.state == "recalibrated":
-            reference = ClassicalDetector().prepare(status.frame, calib.frame)
+            reference = detector.prepare(status.frame, calib.frame)
             gate = MotionGate()
             gate.update(status.frame)
             yield Event("status", {"message": f"set up: {calib.message}", "stale": False})
@@ -85,7 +86,7 @@ def watch(
         decision = gate.update(status.frame)
         if decision.state != "settled":
             continue
-        result = analyze(status.frame, layout, None, calib.frame, lens, game, players, None, reference)
+        result = analyze(status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector)
         try:
             scene = Scene.from_dict(result.scene, "live")
         except SceneError as error:

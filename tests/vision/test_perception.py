@@ -114,6 +114,26 @@ def test_washed_out_rims_of_two_players_are_told_apart_and_one_player_is_not_spl
     assert assign_teams(np.median(_washed_out_rims(alone, 4), axis=1), players, _washed_out_rims(alone, 4)) == alone
 
 
+def test_a_player_left_one_clear_base_still_gets_the_washed_out_ones() -> None:
+    """Tuning table 6319 (white and green rims): one green base read clearly green, so green was not 'left
+    with no base', and every other green base stayed white. A player with few bases (15 % or less) is
+    checked the same way; a table whose players both hold many bases is left alone."""
+    players = {"gold": "#dcc81e", "white": "#e6e6e6"}
+    truth = ["gold" if k % 3 else "white" for k in range(15)]
+    samples = _washed_out_rims(truth, 5)
+    clear = np.array([30.0, 200.0, 220.0])  # one gold rim seen unwashed: its own colour, as confirmed
+    samples[1] = np.clip(clear + np.random.default_rng(6).normal(0, 5, (144, 3)), 0, 255)
+    assert assign_teams(np.median(samples, axis=1), players, samples) == truth
+    balanced = ["white"] * 6 + ["gold"] * 6
+    both = np.array(
+        [
+            np.clip(c + np.random.default_rng(k).normal(0, 5, (144, 3)), 0, 255)
+            for k, c in enumerate([np.array([205.0, 205.0, 205.0])] * 6 + [clear] * 6)
+        ]
+    )
+    assert assign_teams(np.median(both, axis=1), players, both) == balanced
+
+
 def test_moving_one_model_changes_only_that_model_in_the_photo() -> None:
     """Scripted games re-render one seeded table with models moved: nothing else may change."""
     before = render_table(11, "focal-point", hard="none")

@@ -62,7 +62,7 @@ class ClassicalDetector:
         fg = self._foreground(top, reference.rectified)
         times["foreground_ms"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
-        bases = self._bases(top, fg)
+        bases = self._bases(top, fg, reference.rectified)
         times["bases_ms"] = (time.perf_counter() - start) * 1e3
         return Detections.concat([bases, reference.objectives]), times, top
 
@@ -78,7 +78,7 @@ class ClassicalDetector:
         return out
 
     # ---- bases -------------------------------------------------------------------------
-    def _bases(self, top: Image, fg: npt.NDArray[np.uint8]) -> Detections:
+    def _bases(self, top: Image, fg: npt.NDArray[np.uint8], empty_top: Image) -> Detections:
         ppi = self.px_per_in
         radii = {b: base_semi_axes_in(b)[0] * ppi for b in ROUND}
         r_min, r_max = min(radii.values()), max(radii.values())
@@ -130,12 +130,9 @@ class ClassicalDetector:
         facing = np.array([r[5] if len(r) > 5 else 0.0 for r in rows])
         colours = np.array([self._rim_colour(top, r[0], r[1], r[2]) for r in rows])
         # Round bases round their standard radius, ovals round their short one (as in the learned path).
-        samples = np.array(
-            [
-                self.rim_sample(top, r[0], r[1], r[2] if len(r) <= 5 else ax[1] * ppi)
-                for r, ax in zip(rows, axes, strict=True)
-            ]
-        )
+        rim_px = [r[2] if len(r) <= 5 else ax[1] * ppi for r, ax in zip(rows, axes, strict=True)]
+        samples = np.array([self.rim_sample(top, r[0], r[1], rr) for r, rr in zip(rows, rim_px, strict=True)])
+        mats = np.array([self.rim_sample(empty_top, r[0], r[1], rr) for r, rr in zip(rows, rim_px, strict=True)])
         return Detections(
             x,
             y,
@@ -148,6 +145,7 @@ class ClassicalDetector:
             colours,
             np.array([_measured_by(r) for r in rows], dtype="<U32"),
             samples,
+            mats,
         )
 
     @staticmethod

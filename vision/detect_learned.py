@@ -231,8 +231,9 @@ class LearnedDetector:
         score: float,
         refined: tuple[float, float, str, float] | None = None,
     ) -> tuple[Any, ...]:
-        """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample) of one proposal, refined in a
-        40 px/in patch. ``refined``: the refiner's centre, size and P(base) for a round base."""
+        """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample, the empty table's colours
+        at the rim sample's points) of one proposal, refined in a 40 px/in patch. ``refined``: the refiner's
+        centre, size and P(base) for a round base."""
         ppi = self.px_per_in
         half_in = max(size_in) * 0.85 + 0.15
         x0 = int(np.floor((centre_in[0] - half_in) * ppi))
@@ -240,13 +241,21 @@ class LearnedDetector:
         side = int(np.ceil(2 * half_in * ppi))
         patch = frame.rectify(photo, ppi, (x0, y0, side, side))
         colour_of = self._classical._rim_colour
+        ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
+
+        def mat_at(cx: float, cy: float, r_px: float) -> npt.NDArray[np.float64]:
+            """The empty table's colours where the rim samples are taken (what a thin rim blurs into)."""
+            if ref_patch is None:
+                return np.full((RIM_SAMPLES, 3), np.nan)
+            return ClassicalDetector.rim_sample(ref_patch, cx, cy, r_px)
+
         if refined is not None:  # the refiner measured it: only its colours are left to sample
             a = base_semi_axes_in(refined[2])[0]
             cx, cy = refined[0] * ppi - x0, refined[1] * ppi - y0
             colour = colour_of(patch, cx, cy, a * ppi)
             rim = ClassicalDetector.rim_sample(patch, cx, cy, a * ppi)
-            return (refined[0], refined[1], a, a, 0.0, 0, refined[2], score * refined[3], colour, "refined", rim)
-        ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
+            mat = mat_at(cx, cy, a * ppi)
+            return (refined[0], refined[1], a, a, 0.0, 0, refined[2], score * refined[3], colour, "refined", rim, mat)
         edges, fg = _outline(patch, ref_patch)
         cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
         if name == "objective":
@@ -262,7 +271,7 @@ class LearnedDetector:
                 cx, cy, how = fit[0] + 0.5, fit[1] + 0.5, "marker outline"  # pixel k's centre: k + 0.5
             r_in = OBJECTIVE_MM / 2 / MM_PER_IN
             no_rim = np.zeros((RIM_SAMPLES, 3))
-            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how, no_rim)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how, no_rim, no_rim)
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
             how = "oval"
@@ -273,8 +282,8 @@ class LearnedDetector:
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
             # On the circle of its short semi-axis: sampled along its measured facing, the team read worse.
-            rim = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi)
-            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim)
+            rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi), mat_at(cx, cy, b * ppi)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi
@@ -288,8 +297,8 @@ class LearnedDetector:
             how = "outline" if fitted >= STRONG_FIT_SCORE else "outline, weak"
         a = base_semi_axes_in(size)[0]
         colour = colour_of(patch, cx, cy, a * ppi)
-        rim = ClassicalDetector.rim_sample(patch, cx, cy, r_px)
-        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim)
+        rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, r_px), mat_at(cx, cy, r_px)
+        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim, mat)
 
     def _refine(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> Refined | None:
         """The refiner's word on each round proposal; None without a refiner."""
@@ -331,6 +340,7 @@ def _detections(rows: list[tuple[Any, ...]]) -> Detections:
         np.array([r[8] for r in rows]),
         np.array([r[9] for r in rows], dtype="<U32"),
         np.array([r[10] for r in rows]),
+        np.array([r[11] for r in rows]),
     )
 
 

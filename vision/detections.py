@@ -35,12 +35,17 @@ class Detections:
     # (N, K, 3) colours sampled around each base's edge, for telling teams apart where a figure hides
     # most of the rim; when a detector gives none, the single rim colour stands in.
     rim_sample_bgr: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, RIM_SAMPLES, 3)))
+    # (N, K, 3) the empty table's colours at the same points: the mat a thin rim blurs into at its outer edge
+    # (NaN where the detector had no empty-table frame).
+    mat_sample_bgr: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, RIM_SAMPLES, 3)))
 
     def __post_init__(self) -> None:
         n = len(self.x_in)
         if len(self.rim_sample_bgr) == 0 and n:
             colours = np.asarray(self.colour_bgr, np.float64).reshape(n, 1, 3)
             object.__setattr__(self, "rim_sample_bgr", np.repeat(colours, RIM_SAMPLES, axis=1))
+        if len(self.mat_sample_bgr) == 0 and n:
+            object.__setattr__(self, "mat_sample_bgr", np.full(self.rim_sample_bgr.shape, np.nan))
         for f in fields(self):
             value = getattr(self, f.name)
             if len(value) != n:

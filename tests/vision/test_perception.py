@@ -10,6 +10,7 @@ from calibration.table_frame import CalibrationError
 from geometry.shapes import MM_PER_IN
 from tablesight.scene import Scene
 from vision.analyze import analyze, assign_teams, make_detector
+from vision.detections import RIM_SAMPLE_ANGLES
 from vision.evaluate import _match, analyze_rendered, yolo_labels
 from vision.synth.table import render_table
 
@@ -61,23 +62,25 @@ def test_team_colours_go_to_the_nearest_confirmed_colour() -> None:
 
 
 def test_teams_are_read_from_the_rim_a_figure_mostly_hides_under_a_colour_cast() -> None:
-    """A yellow and a white player under a warm, dim light; each base's samples round its edge are mostly
-    the figure standing on it (any colour) and the mat, the rim showing in a fifth of them. The one median
-    colour per base fails; the closest samples, with the players' colours learned from the photo, do not."""
+    """A yellow and a white player under a warm, dim light. Each base is sampled on rings round its edge
+    (``Detections.rim_sample_bgr``: innermost the base's top, then the rim, then the mat); the figure standing
+    on it hides 40 % of the angles (any colour), so the rim shows in about a quarter of the samples. The one
+    median colour per base fails; the closest samples, with the players' colours learned from the photo, do
+    not. (Where figures hide 60 % of the angles, both this and the earlier way fail on a quarter or more.)"""
     rng = np.random.default_rng(7)
     players = {"gold": "#dcc81e", "white": "#e6e6e6"}
     cast = np.array([0.55, 0.8, 0.95])  # BGR gains: a warm light, dimmer than the confirmed colours were
     rims = {"gold": np.array([30.0, 200.0, 220.0]) * cast, "white": np.array([230.0, 230.0, 230.0]) * cast}
+    top, mat = np.array([120.0, 120.0, 120.0]) * cast, np.array([70.0, 110.0, 90.0])
     truth, samples, medians = [], [], []
     for k in range(40):
         team = "gold" if k % 2 else "white"
         figure = rng.uniform(60, 200, 3)  # a painted figure: any colour
-        pixels = np.where(
-            (rng.random(144) < 0.2)[:, None],
-            rims[team] + rng.normal(0, 6, (144, 3)),
-            np.where((rng.random(144) < 0.6)[:, None], figure, np.array([70.0, 110.0, 90.0]))
-            + rng.normal(0, 6, (144, 3)),
-        )
+        # RIM_SAMPLE_RADII (0.85 ... 1.1 of the radius): top, rim, rim, rim and mat blurred, mat, mat.
+        rings = np.array([top, rims[team], rims[team], (rims[team] + mat) / 2, mat, mat])
+        hidden = rng.random(RIM_SAMPLE_ANGLES) < 0.4
+        pixels = np.where(hidden[None, :, None], figure, rings[:, None, :]).reshape(-1, 3)
+        pixels = pixels + rng.normal(0, 6, pixels.shape)
         truth.append(team)
         samples.append(np.clip(pixels, 0, 255))
         medians.append(np.median(pixels, axis=0))

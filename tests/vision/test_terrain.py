@@ -24,14 +24,16 @@ def test_footprints_match_flat_pieces_and_cover_tall_ones() -> None:
         assert all(any(f.intersects(p) for _, _, p in truth) for f in found)  # nothing found on bare mat
         for kind, height, poly in truth:
             best = max(found, key=lambda f: poly.intersection(f).area, default=shapely.Polygon())
-            if kind not in ("blocking", "ruins") or height <= 1.0:  # no walls: the outline is the footprint
+            # Hills are drawn raised (their sides lean like walls); others over 1" tall have walls.
+            if kind != "hill" and (kind not in ("blocking", "ruins") or height <= 1.0):  # the outline is the foot
                 assert poly.intersection(best).area / poly.union(best).area >= 0.8, (seed, kind)
             else:  # walls lean away from the camera: the piece as seen covers its foot ...
                 assert poly.intersection(best).area >= 0.85 * poly.area, (seed, kind)
                 # ... and given the walls' height, footprint_under takes the lean out.
                 foot = footprint_under(best, height, frame)
                 seen_iou = poly.intersection(best).area / poly.union(best).area
-                assert poly.intersection(foot).area / poly.union(foot).area >= max(0.85, seen_iou + 0.1), (seed, kind)
+                gain = 0.0 if kind == "hill" else 0.1  # a hill's sides lean less than tall walls
+                assert poly.intersection(foot).area / poly.union(foot).area >= max(0.85, seen_iou + gain), (seed, kind)
             checked += 1
     assert checked >= 6
 
@@ -88,7 +90,7 @@ def test_a_pieces_cast_shadow_is_given_back_to_the_mat() -> None:
     mat[y0:y1, x0:x1] = (150, 120, 170)  # the piece on top
     patch = np.clip(mat, 0, 255).astype(np.uint8)
     box = (x0 - 2, y0 - 2, x1 + shift + 2, y1 + shift + 2)  # the detector's box takes the shadow in too
-    found = _segment(patch, box)
+    found = _segment(patch, box, np.ones((h, w), bool))
     assert found is not None
     piece = shapely.box(x0, y0, x1, y1)
     assert piece.intersection(found).area / piece.union(found).area >= 0.93

@@ -241,13 +241,12 @@ class LearnedDetector:
         side = int(np.ceil(2 * half_in * ppi))
         patch = frame.rectify(photo, ppi, (x0, y0, side, side))
         colour_of = self._classical._rim_colour
-        ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
 
         def mat_at(cx: float, cy: float, r_px: float) -> npt.NDArray[np.float64]:
             """The empty table's colours where the rim samples are taken (what a thin rim blurs into)."""
-            if ref_patch is None:
+            if reference is None:
                 return np.full((RIM_SAMPLES, 3), np.nan)
-            return ClassicalDetector.rim_sample(ref_patch, cx, cy, r_px)
+            return ClassicalDetector.rim_sample(reference.rectified, cx + x0, cy + y0, r_px)
 
         if refined is not None:  # the refiner measured it: only its colours are left to sample
             a = base_semi_axes_in(refined[2])[0]
@@ -256,6 +255,7 @@ class LearnedDetector:
             rim = ClassicalDetector.rim_sample(patch, cx, cy, a * ppi)
             mat = mat_at(cx, cy, a * ppi)
             return (refined[0], refined[1], a, a, 0.0, 0, refined[2], score * refined[3], colour, "refined", rim, mat)
+        ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
         edges, fg = _outline(patch, ref_patch)
         cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
         if name == "objective":

@@ -61,6 +61,7 @@ NEW_MARKER_SCORE = 0.8
 # at 0.25, 1115 found; at 0.2, 1116 and no false one; at 0.15 a false one.
 SETUP_MARKER_SCORE = 0.2
 MARKER_SHIFT = 0.25  # an outline fit may move a marker this x its radius from its box's centre, no more
+MARKER_GONE_SHARE = 0.7  # a set-up marker whose disc now looks like the mat round it on this share is gone
 
 
 class ModelError(RuntimeError):
@@ -219,8 +220,13 @@ class LearnedDetector:
                     continue
             rows.append(self._measure(photo, reference, frame, name, centre_in, size_in, s, seen))
         found = _detections(_one_per_base(rows))
+        # Markers can be taken away in play (Grinding-Annihilation's Exstintech Caches removes four).
+        marker_boxes = [p[1] for p in _proposals(boxes, cls, score) if p[0] == "objective"]
+        kept = [
+            k for k in range(len(known)) if self._still_there(photo, reference, frame, known[k], found, marker_boxes)
+        ]
         times["refine_ms"] = (time.perf_counter() - start) * 1e3
-        return Detections.concat([found, known]), times, top
+        return Detections.concat([found, known[np.array(kept, np.int64)]]), times, top
 
     # ---- one piece -------------------------------------------------------------------------
     def _measure(
@@ -303,6 +309,41 @@ class LearnedDetector:
         rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, r_px), mat_at(cx, cy, r_px)
         return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim, mat)
 
+    def _still_there(
+        self,
+        photo: Image,
+        reference: Reference | None,
+        frame: TableFrame,
+        marker: Detections,
+        bases: Detections,
+        marker_boxes: list[tuple[float, float]],
+    ) -> bool:
+        """Whether a marker of the set-up is still on the table in ``photo``. It is gone when the network boxes
+        no marker there, no base found stands on it, and its disc has changed since the set-up into what looks
+        like the mat round it (the empty table's ring just outside the marker), over MARKER_GONE_SHARE of it.
+        A figure, a base or a hand over it keeps it, and so does a wall that hid it on the set-up too."""
+        x_in, y_in = float(marker.x_in[0]), float(marker.y_in[0])
+        r_in = OBJECTIVE_MM / 2 / MM_PER_IN
+        if reference is None or any(math.hypot(bx - x_in, by - y_in) < r_in for bx, by in marker_boxes):
+            return True
+        near = np.hypot(bases.x_in - x_in, bases.y_in - y_in) < r_in + bases.a_in
+        if near[bases.kind == 0].any():
+            return True
+        ppi = self.px_per_in
+        half = int(np.ceil(1.7 * r_in * ppi))
+        x0, y0 = int(round(x_in * ppi)) - half, int(round(y_in * ppi)) - half
+        seen = _lab_image(frame.rectify(photo, ppi, (x0, y0, 2 * half, 2 * half)))
+        empty = _lab_image(_slice(reference.rectified, x0, y0, 2 * half))
+        yy, xx = np.mgrid[0 : 2 * half, 0 : 2 * half] + 0.5
+        d_px = np.hypot(xx - (x_in * ppi - x0), yy - (y_in * ppi - y0))
+        disc, ring = d_px < 0.8 * r_in * ppi, (d_px > 1.2 * r_in * ppi) & (d_px < 1.6 * r_in * ppi)
+        mat = np.median(empty[ring], axis=0)
+        spread = np.median(np.linalg.norm(empty[ring] - mat, axis=1))
+        tolerance = max(10.0, 3.0 * spread)
+        like_mat = np.linalg.norm(seen[disc] - mat, axis=1) < tolerance
+        changed = np.linalg.norm(seen[disc] - empty[disc], axis=1) >= tolerance  # a wall over it stays as it was
+        return bool((like_mat & changed).mean() < MARKER_GONE_SHARE)
+
     def _refine(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> Refined | None:
         """The refiner's word on each round proposal; None without a refiner."""
         if self._refiner is None:
@@ -320,6 +361,11 @@ def _proposals(
         size_in = ((box[2] - box[0]) / DETECT_PX_PER_IN, (box[3] - box[1]) / DETECT_PX_PER_IN)
         out.append((CLASSES[int(c)], centre_in, size_in, float(s)))
     return out
+
+
+def _lab_image(image: Image) -> npt.NDArray[np.float64]:
+    """An 8-bit BGR image as float Lab (L 0..100)."""
+    return cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB).astype(np.float64)
 
 
 def _near(found: Detections, centre_in: tuple[float, float], distance_in: float) -> bool:

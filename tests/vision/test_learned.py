@@ -172,3 +172,32 @@ def test_a_marker_the_set_up_frame_lacks_is_taken_from_the_photo_only_when_sure(
     matched = _markers_matched(truth, markers)
     assert len(matched) == len(markers) >= len(truth) - 1  # no false marker; a covered one may be missed
     assert float(np.median([d * MM_PER_IN for _, _, d in matched])) < 0.5
+
+
+def test_a_marker_taken_off_the_table_is_no_longer_reported() -> None:
+    # Grinding-Annihilation's "Exstintech Caches" scenario (rulebook, "During the battle, four objectives
+    # markers will be destroyed and removed from the warfield"): a marker read on the set-up frame is dropped
+    # once the photo shows the mat where it stood, while one a hand hides stays (previous test).
+    table = render_table(5010, hard="none")
+    truth = table.scene["objectives"]
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    detector = LearnedDetector()
+    reference = detector.prepare(table.empty, frame)
+    gone = max(truth, key=lambda o: min(np.hypot(m["x"] - o["x"], m["y"] - o["y"]) for m in table.scene["models"]))
+    photo = table.image.copy()
+    r_in = gone["diameter_mm"] / 2 / MM_PER_IN
+    ring = np.array(
+        [[gone["x"] + 1.4 * r_in * np.cos(t), gone["y"] + 1.4 * r_in * np.sin(t)] for t in np.linspace(0, 6.28, 64)]
+    )
+    ring_px = frame.table_to_image(ring).round().astype(int)
+    mat_bgr = np.median(photo[ring_px[:, 1], ring_px[:, 0]], axis=0)
+    disc = frame.table_to_image(ring * 0 + [gone["x"], gone["y"]] + (ring - [gone["x"], gone["y"]]) / 1.4 * 1.1)
+    cv2.fillPoly(photo, [disc.round().astype(np.int32)], tuple(float(v) for v in mat_bgr))  # the mat where it stood
+    photo = np.clip(photo + np.random.default_rng(3).normal(0, 3, photo.shape), 0, 255).astype(np.uint8)
+    found, _, _ = detector.detect(photo, reference, frame)
+    markers = found[found.kind == 1]
+    left = [o for o in truth if o is not gone]
+    assert len(markers) == len(left) and len(_markers_matched(left, markers)) == len(left)
+    unchanged, _, _ = detector.detect(table.image, reference, frame)
+    assert int((unchanged.kind == 1).sum()) == len(truth)

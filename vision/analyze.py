@@ -40,7 +40,7 @@ TEAM_ROUNDS = 3  # rounds of learning the players' colours from the photo (measu
 # at least this share of the blend. Measured on the tuning tables (6200-6319 / 6040-6199): players' colours
 # alone 97.9 / 96.4 %; blends 98.1 / 98.4 % (at 0.3 97.5 / 98.1 %, at 0.5 98.1 / 98.3 %).
 BLEND_MIN_SHARE = 0.4
-# A player given no base takes the part of another's bases lying towards its colour, where they fall in
+# A player given few bases takes the part of another's bases lying towards its colour, where they fall in
 # two groups this many spreads apart and at least SPLIT_MIN_DE apart in Lab (measured on the tuning
 # tables: two washed-out teams stood 17.8 apart, one team's bases 4.9).
 SPLIT_GAP_SPREADS = 3.0
@@ -73,7 +73,8 @@ def team_evidence(
     even where a figure hides the rest). A rim a pixel or two wide is seen blurred into what lies beside
     it, so a sample is compared with the player's colour blended with the base's top (the innermost
     sample at the same angle) or with the mat (``mat_samples_bgr``: the empty table at the same points).
-    Each player's colour is then learned from the photo once (light moves it away from the confirmed one).
+    Each player's colour is then learned from the photo, a few rounds (light moves it away from the
+    confirmed one).
     Without samples: the confirmed colour nearest to each base's one rim colour (in Lab)."""
     if not players or len(colours_bgr) == 0:
         return ["" for _ in range(len(colours_bgr))], np.zeros((len(colours_bgr), len(players)))

@@ -129,6 +129,13 @@ def test_sizes_are_named_with_the_box_scale_from_the_model_card(tmp_path: Path) 
         LearnedDetector(bare)
 
 
+def _marker_table() -> tuple[Any, list[dict[str, Any]], Any, LearnedDetector]:
+    """A held-out 2'x2' table (seeds 5000+: never trained on), its true markers, its calibration, the detector."""
+    table = render_table(5010, hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    return table, table.scene["objectives"], calibrate(table.empty, table.layout, lens), LearnedDetector()
+
+
 def _markers_matched(truth: list[dict[str, Any]], found: Detections) -> list[tuple[int, int, float]]:
     as_dicts = [{"x": float(x), "y": float(y)} for x, y in zip(found.x_in, found.y_in, strict=True)]
     return _match(truth, as_dicts, lambda o: o["diameter_mm"] / 2 / MM_PER_IN)
@@ -137,11 +144,7 @@ def _markers_matched(truth: list[dict[str, Any]], found: Detections) -> list[tup
 def test_markers_are_read_on_the_set_up_frame_and_kept_where_the_photo_hides_them() -> None:
     # Issue 5 asks for every objective marker. They go down before the models, so the empty-table frame
     # shows them all; a hand over one in the photo must not lose it.
-    table = render_table(5010, hard="none")  # seeds 5000+: never trained on
-    truth = table.scene["objectives"]
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    frame = calibrate(table.empty, table.layout, lens)
-    detector = LearnedDetector()
+    table, truth, frame, detector = _marker_table()
     reference = detector.prepare(table.empty, frame)
     on_set_up = _markers_matched(truth, reference.objectives)
     assert len(on_set_up) == len(truth) == len(reference.objectives) >= 2
@@ -161,11 +164,7 @@ def test_markers_are_read_on_the_set_up_frame_and_kept_where_the_photo_hides_the
 
 
 def test_a_marker_the_set_up_frame_lacks_is_taken_from_the_photo_only_when_sure() -> None:
-    table = render_table(5010, hard="none")
-    truth = table.scene["objectives"]
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    frame = calibrate(table.empty, table.layout, lens)
-    detector = LearnedDetector()
+    table, truth, frame, detector = _marker_table()
     bare = Reference(detector.prepare(table.empty, frame).rectified, Detections.empty())
     found, _, _ = detector.detect(table.image, bare, frame)
     markers = found[found.kind == 1]
@@ -178,11 +177,7 @@ def test_a_marker_taken_off_the_table_is_no_longer_reported() -> None:
     # Grinding-Annihilation's "Exstintech Caches" scenario (rulebook, "During the battle, four objectives
     # markers will be destroyed and removed from the warfield"): a marker read on the set-up frame is dropped
     # once the photo shows the mat where it stood, while one a hand hides stays (previous test).
-    table = render_table(5010, hard="none")
-    truth = table.scene["objectives"]
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    frame = calibrate(table.empty, table.layout, lens)
-    detector = LearnedDetector()
+    table, truth, frame, detector = _marker_table()
     reference = detector.prepare(table.empty, frame)
     gone = max(truth, key=lambda o: min(np.hypot(m["x"] - o["x"], m["y"] - o["y"]) for m in table.scene["models"]))
     photo = table.image.copy()
@@ -192,7 +187,8 @@ def test_a_marker_taken_off_the_table_is_no_longer_reported() -> None:
     )
     ring_px = frame.table_to_image(ring).round().astype(int)
     mat_bgr = np.median(photo[ring_px[:, 1], ring_px[:, 0]], axis=0)
-    disc = frame.table_to_image(ring * 0 + [gone["x"], gone["y"]] + (ring - [gone["x"], gone["y"]]) / 1.4 * 1.1)
+    centre = np.array([gone["x"], gone["y"]])
+    disc = frame.table_to_image(centre + (ring - centre) / 1.4 * 1.1)  # a little wider than the marker
     cv2.fillPoly(photo, [disc.round().astype(np.int32)], tuple(float(v) for v in mat_bgr))  # the mat where it stood
     photo = np.clip(photo + np.random.default_rng(3).normal(0, 3, photo.shape), 0, 255).astype(np.uint8)
     found, _, _ = detector.detect(photo, reference, frame)

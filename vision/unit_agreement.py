@@ -6,7 +6,7 @@ or light washing its colour out, can make it read one size small or in the other
 after reading every base alone, a base is checked against its close neighbours:
 - size: a round base none of whose close same-player neighbours reads its size, while at least two of
   them (and two in three) agree on a size one step away, takes theirs;
-- player: a base whose colour barely decides (lies less than 10 Lab units nearer one player's colour than
+- player: a base whose colour barely decides (lies less than TEAM_SURE_MARGIN Lab units nearer one player's colour than
   the next one's) is weighed with its close neighbours of the same size: its own evidence counts double,
   each neighbour's adds to that neighbour's player. A base whose colour is clear keeps its player, even
   surrounded by the enemy in a melee.
@@ -29,7 +29,10 @@ ROUND_SIZES = tuple(b for b in KNOWN_BASES if "x" not in b)  # smallest first: o
 NEIGHBOUR_GAP_IN = 1.0  # edge to edge: bases this close may be unit-mates
 SIZE_VOTES_MIN = 2  # neighbours that must agree on another size
 SIZE_SHARE_MIN = 2 / 3  # ...and their share of the neighbours
-TEAM_SURE_MARGIN = 10.0  # Lab units nearer one player's colour than the next: the base's colour decides alone
+# Lab units nearer one player's colour than the next: the base's colour decides alone. Re-measured with the
+# team step's blends (session 20), whose distances run smaller: tuning tables 6200 / 6040 gain 2 bases each
+# at 4-7 against 10, and lose one at 8.
+TEAM_SURE_MARGIN = 6.0
 TEAM_SELF_WEIGHT = 2.0  # a base's own colour evidence against each neighbour's
 TEAM_MARGIN_CAP = 20.0  # Lab units: one very clear rim must not outvote the rest alone
 

@@ -145,6 +145,11 @@ def _layout_for(args: argparse.Namespace) -> Any:
     return Layout.default(width, depth)
 
 
+def _default_layout(args: argparse.Namespace) -> bool:
+    """Whether the command measured against the default layout (no --layout given)."""
+    return hasattr(args, "table") and not getattr(args, "layout", None)
+
+
 def _lens_for(args: argparse.Namespace) -> Any:
     """The lens file given with --lens, or None (the camera's lens is then taken as distortion-free)."""
     from calibration.lens import LensModel
@@ -973,6 +978,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except (SceneError, UnknownThingError, CalibrationError, LayoutError, LensError, ValueError, OSError) as error:
         message = str(error)
+        if isinstance(error, CalibrationError) and "disagree with the layout" in message and _default_layout(args):
+            # The commonest cause: a table of another size than the default layout's.
+            message += f" (the default layout is a {args.table} table with a marker in each corner: give the table's size with --table WIDTHxDEPTH, or --layout)"
         if args.json:
             print(json.dumps({"error": message}), file=sys.stderr)
         else:

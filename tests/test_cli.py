@@ -214,6 +214,15 @@ def test_calibration_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path
     ):
         code, out, err = run(capsys, *argv)
         assert code == 2 and message in err, (argv, err)
+    # A 44"x60" table measured against the default 24"x24" layout (with its lens, so the markers cannot be
+    # squeezed to fit): the error says how to give the table's size.
+    big = Path(__file__).parents[1] / "sample_images" / "games" / "grinding-annihilation-910.empty.jpg"
+    lens = str(big.parent / "lens.json")
+    code, out, err = run(capsys, "calibrate", str(big), "--lens", lens, "--out", str(tmp_path / "big.json"))
+    assert code == 2 and "disagree with the layout" in err and "--table WIDTHxDEPTH" in err, err
+    sized = ("calibrate", str(big), "--lens", lens, "--table", "44x60", "--out", str(tmp_path / "big.json"))
+    code, out, err = run(capsys, *sized)
+    assert code == 0, err
 
 
 def test_flux_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

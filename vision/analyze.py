@@ -16,7 +16,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from vision.centre_sigma import centre_sigma_in
-from vision.colour import hex_to_bgr
+from vision.colour import bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
@@ -81,7 +81,7 @@ def team_evidence(
     names = list(players)
     confirmed_bgr = np.array([hex_to_bgr(players[p]) for p in names], np.float64)
     if rim_samples_bgr is None:
-        d = np.linalg.norm(_lab(colours_bgr)[:, None, :] - _lab(confirmed_bgr)[None, :, :], axis=2)
+        d = np.linalg.norm(bgr_to_lab(colours_bgr)[:, None, :] - bgr_to_lab(confirmed_bgr)[None, :, :], axis=2)
         return [names[int(k)] for k in d.argmin(axis=1)], d
     rim = np.asarray(rim_samples_bgr, np.float64)
     n, k = rim.shape[:2]
@@ -89,10 +89,10 @@ def team_evidence(
     if mat_samples_bgr is not None:
         beside.append(np.asarray(mat_samples_bgr, np.float64))
     closest = max(1, int(round(k * TEAM_CLOSEST_SHARE)))
-    samples = _lab(rim.reshape(-1, 3)).reshape(n, k, 3)
-    refs = _lab(confirmed_bgr)
+    samples = bgr_to_lab(rim)
+    refs = bgr_to_lab(confirmed_bgr)
     for round_ in range(TEAM_ROUNDS + 1):
-        d = np.min([_blend_distance(rim, _bgr(refs), b) for b in beside], axis=0)  # (N, K, players)
+        d = np.min([_blend_distance(rim, lab_to_bgr(refs), b) for b in beside], axis=0)  # (N, K, players)
         distance = np.sort(d, axis=1)[:, :closest].mean(axis=1)  # (N, players)
         owner = distance.argmin(axis=1)
         if round_ == TEAM_ROUNDS:
@@ -104,7 +104,7 @@ def team_evidence(
             if len(mine):  # even one or two bases move it: a colour far off at first gathers the rest then
                 off = np.linalg.norm(mine - refs[p], axis=1)
                 refs[p] = np.median(mine[off <= np.quantile(off, TEAM_CLOSEST_SHARE)], axis=0)
-    split = _split_washed_out(samples, owner, refs, _lab(confirmed_bgr), closest)
+    split = _split_washed_out(samples, owner, refs, bgr_to_lab(confirmed_bgr), closest)
     # A base given to another player by the split: its colour evidence is the same for both.
     moved = split != owner
     distance[moved, split[moved]] = distance[moved].min(axis=1)
@@ -124,7 +124,7 @@ def _blend_distance(
     """(N, K, players): Lab distance from each sample to the nearest blend of each player's colour with the
     colour beside it (at least BLEND_MIN_SHARE of the player's). Blends are taken in BGR, as blur mixes light;
     where ``beside_bgr`` is unknown (NaN), the distance is infinite."""
-    seen = _lab(samples_bgr.reshape(-1, 3)).reshape(samples_bgr.shape)
+    seen = bgr_to_lab(samples_bgr)
     out = []
     for colour in players_bgr:
         towards = colour[None, None, :] - beside_bgr
@@ -132,7 +132,7 @@ def _blend_distance(
         share = np.clip(np.nan_to_num(share, nan=1.0), BLEND_MIN_SHARE, 1.0)
         blend = np.clip(beside_bgr + share[..., None] * towards, 0, 255)
         known = np.isfinite(blend).all(axis=-1)
-        lab = _lab(np.where(known[..., None], blend, 0.0).reshape(-1, 3)).reshape(blend.shape)
+        lab = bgr_to_lab(np.where(known[..., None], blend, 0.0))
         out.append(np.where(known, np.linalg.norm(seen - lab, axis=-1), np.inf))
     return np.stack(out, axis=-1)
 
@@ -175,18 +175,6 @@ def _split_washed_out(
                 owner[mine[t >= high.min()]] = q
                 break
     return owner
-
-
-def _bgr(lab: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """(N, 3) Lab -> (N, 3) BGR 0..255."""
-    pixels = np.asarray(lab, np.float32).reshape(1, -1, 3)
-    return np.clip(cv2.cvtColor(pixels, cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float64) * 255.0, 0, 255)
-
-
-def _lab(bgr: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """(N, 3) BGR 0..255 -> (N, 3) Lab."""
-    pixels = np.asarray(bgr, np.float32).reshape(1, -1, 3) / 255.0
-    return cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
 
 
 Detector = ClassicalDetector | LearnedDetector

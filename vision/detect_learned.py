@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
+from vision.colour import bgr_to_lab
 from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections
 from vision.onnx_session import onnxruntime_session
@@ -203,7 +204,8 @@ class LearnedDetector:
         start = time.perf_counter()
         known = reference.objectives if reference is not None else Detections.empty()
         proposals = []
-        for name, centre_in, size_in, s in _proposals(boxes, cls, score):
+        boxed = _proposals(boxes, cls, score)
+        for name, centre_in, size_in, s in boxed:
             if name == "terrain" or (name != "round" and s < PLAIN_THRESHOLD):
                 continue  # the refiner checks round proposals only: the others keep the plain threshold
             if name == "objective" and (_near(known, centre_in, OBJECTIVE_MM / MM_PER_IN) or s < NEW_MARKER_SCORE):
@@ -221,7 +223,7 @@ class LearnedDetector:
             rows.append(self._measure(photo, reference, frame, name, centre_in, size_in, s, seen))
         found = _detections(_one_per_base(rows))
         # Markers can be taken away in play (Grinding-Annihilation's Exstintech Caches removes four).
-        marker_boxes = [p[1] for p in _proposals(boxes, cls, score) if p[0] == "objective"]
+        marker_boxes = [p[1] for p in boxed if p[0] == "objective"]
         kept = [
             k for k in range(len(known)) if self._still_there(photo, reference, frame, known[k], found, marker_boxes)
         ]
@@ -332,8 +334,8 @@ class LearnedDetector:
         ppi = self.px_per_in
         half = int(np.ceil(1.7 * r_in * ppi))
         x0, y0 = int(round(x_in * ppi)) - half, int(round(y_in * ppi)) - half
-        seen = _lab_image(frame.rectify(photo, ppi, (x0, y0, 2 * half, 2 * half)))
-        empty = _lab_image(_slice(reference.rectified, x0, y0, 2 * half))
+        seen = bgr_to_lab(frame.rectify(photo, ppi, (x0, y0, 2 * half, 2 * half)))
+        empty = bgr_to_lab(_slice(reference.rectified, x0, y0, 2 * half))
         yy, xx = np.mgrid[0 : 2 * half, 0 : 2 * half] + 0.5
         d_px = np.hypot(xx - (x_in * ppi - x0), yy - (y_in * ppi - y0))
         disc, ring = d_px < 0.8 * r_in * ppi, (d_px > 1.2 * r_in * ppi) & (d_px < 1.6 * r_in * ppi)
@@ -361,11 +363,6 @@ def _proposals(
         size_in = ((box[2] - box[0]) / DETECT_PX_PER_IN, (box[3] - box[1]) / DETECT_PX_PER_IN)
         out.append((CLASSES[int(c)], centre_in, size_in, float(s)))
     return out
-
-
-def _lab_image(image: Image) -> npt.NDArray[np.float64]:
-    """An 8-bit BGR image as float Lab (L 0..100)."""
-    return cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB).astype(np.float64)
 
 
 def _near(found: Detections, centre_in: tuple[float, float], distance_in: float) -> bool:

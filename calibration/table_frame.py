@@ -238,6 +238,13 @@ def calibrate_from_corners(
     marker_ok = _agreeing_markers(table_pts, image_pts, threshold)
     if marker_ok.sum() < MIN_MARKERS:
         raise CalibrationError("the markers disagree with the layout: fewer than two agree on where the table is")
+    if 2 * marker_ok.sum() <= len(used):
+        # No majority: which markers moved cannot be told (a table of another size than the layout's looks so).
+        agree = [m for m, ok in zip(used, marker_ok, strict=True) if ok]
+        raise CalibrationError(
+            f"the markers disagree with the layout: only markers {', '.join(map(str, agree))} of "
+            f"{', '.join(map(str, used))} agree on where the table is, too few to tell which were moved"
+        )
     keep = np.repeat(marker_ok, 4)
     H, _ = cv2.findHomography(table_pts[keep], image_pts[keep], 0)
     H = H / H[2, 2]

@@ -116,6 +116,17 @@ def test_hidden_marker_and_moved_marker(true_camera: Camera, texture: np.ndarray
     assert [c.id for c in frame.quality.marker_checks if not c.inlier] == [2]
     assert any("marker 2" in w and "moved" in w for w in frame.quality.warnings)
     assert real_error_in(frame, true_camera, np.random.default_rng(3)) < 0.03
+    # Two of the four moved, each its own way: two agree against two, so which moved cannot be told. An error.
+    split = Layout(
+        24,
+        24,
+        tuple(
+            MarkerPlacement(m.id, m.x_in - (1.5 if m.id == 1 else 0), m.y_in - (1.5 if m.id == 3 else 0), m.size_in)
+            for m in LAYOUT.markers
+        ),
+    )
+    with pytest.raises(CalibrationError, match="only markers 0, 2 of 0, 1, 2, 3 agree"):
+        calibrate(photo, split, estimated_lens)
 
 
 def test_clear_errors(true_camera: Camera, texture: np.ndarray) -> None:

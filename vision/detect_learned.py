@@ -54,6 +54,16 @@ STRONG_FIT_SCORE = 0.6  # box confidence x outline support above this: a centre 
 PLAIN_THRESHOLD = 0.25  # a box's score to be a piece (chosen on the held-out renders: recall and precision balanced)
 REFINED_THRESHOLD = 0.15  # a round box's score to go to the refiner, which turns away what is no base
 REFINED_MIN_P = 0.5  # the refiner's P(a round base is centred here) a round proposal needs
+# A faint round box (under REFINED_THRESHOLD, from LOW_THRESHOLD) is a base only when the refiner is this sure.
+# The network, at 12.8 px/in, scores a small base under a leaning figure low; the refiner, at 40 px/in, reads it
+# well. Measured on the tuning tables (6200-6319 / 6040-6199): recall +3 / +11 bases, false +1 / +0; at
+# P >= 0.9, +4 / +13 bases and +4 / +5 false.
+LOW_THRESHOLD = 0.02
+LOW_MIN_P = 0.99
+# Two real bases never overlap. A faint base whose disc reaches this far into a surer one's (centres closer than
+# this x the sum of their radii) is a figure's part read as a base. Tuning 6320-6519: the two such were at 0.43 and
+# 0.51, every true faint base at 1.02 or more.
+FAINT_OVERLAP = 0.75
 # A marker the set-up frame did not have must be this sure. Measured on the tuning tables (seeds 6200-6319):
 # true markers seen in a photo score 0.85 or more in 99 % of cases; the photo-only false ones (a 40 mm base, a
 # figure's shadow) scored 0.26-0.51.
@@ -72,9 +82,8 @@ class ModelError(RuntimeError):
 @dataclass
 class LearnedDetector:
     model_path: Path = DEFAULT_MODEL
-    # the network's boxes this sure are proposals; None: 0.15 with the refiner (it turns away what is no base;
-    # measured on the tuning tables before the renderer was mended: recall 97.9 -> 98.5 %, precision 99.6 % both),
-    # else PLAIN_THRESHOLD
+    # the network's boxes this sure are proposals; None: LOW_THRESHOLD with the refiner (it turns away what is no
+    # base; a round box under REFINED_THRESHOLD needs it sure, LOW_MIN_P), else PLAIN_THRESHOLD
     score_threshold: float | None = None
     nms_iou: float = 0.45
     mirror_test: bool = True  # run the view mirrored too and merge (measured: recall, precision and size up)
@@ -119,7 +128,13 @@ class LearnedDetector:
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:
-            self.score_threshold = PLAIN_THRESHOLD if self._refiner is None else REFINED_THRESHOLD
+            self.score_threshold = PLAIN_THRESHOLD if self._refiner is None else LOW_THRESHOLD
+
+    @property
+    def setup_threshold(self) -> float:
+        """The box score the empty table's pieces (markers, terrain) are read from. They were measured with boxes
+        from REFINED_THRESHOLD; the fainter ones the refiner may confirm as bases split a marker in two."""
+        return max(float(self.score_threshold or 0.0), REFINED_THRESHOLD)
 
     @staticmethod
     def available(model_path: Path = DEFAULT_MODEL) -> bool:
@@ -130,7 +145,7 @@ class LearnedDetector:
 
         Markers are put down before the models, so they are read here, where no figure, hand or base
         hides them; each photo then carries them (``detect``)."""
-        boxes, cls, score = self.boxes(frame.rectify(empty, DETECT_PX_PER_IN))
+        boxes, cls, score = self.boxes(frame.rectify(empty, DETECT_PX_PER_IN), self.setup_threshold)
         rows = [
             self._measure(empty, None, frame, "objective", centre_in, size_in, s)
             for name, centre_in, size_in, s in _proposals(boxes, cls, score)
@@ -140,8 +155,11 @@ class LearnedDetector:
         return Reference(frame.rectify(empty, self.px_per_in), _detections(rows))
 
     # ---- the network ---------------------------------------------------------------------
-    def boxes(self, top: Image) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """Boxes (x0, y0, x1, y1 in ``top``'s pixels), classes and scores, after per-class NMS.
+    def boxes(
+        self, top: Image, threshold: float | None = None
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Boxes (x0, y0, x1, y1 in ``top``'s pixels), classes and scores from ``threshold`` (default: the
+        detector's ``score_threshold``), after per-class NMS.
 
         With ``mirror_test`` the view is also run mirrored left-right: each box kept is then the
         score-weighted mean of the boxes of its class that overlap it in either view, and its score is
@@ -157,7 +175,7 @@ class LearnedDetector:
         cls = scores_all.argmax(axis=1)
         score = scores_all[np.arange(len(out)), cls]
         # With two views a box needs its mean score over the threshold: let through what could get there.
-        threshold = float(self.score_threshold or 0.0)
+        threshold = float(self.score_threshold or 0.0) if threshold is None else threshold
         floor = threshold if len(rows) == 1 else threshold * 0.4
         keep = score >= floor
         out, cls, score, view = out[keep], cls[keep], score[keep], view[keep]
@@ -212,16 +230,19 @@ class LearnedDetector:
                 continue  # the set-up's marker stands for it; one it did not have must be sure
             proposals.append((name, centre_in, size_in, s))
         refined = self._refine(photo, frame, [p[1] for p in proposals if p[0] == "round"])
-        rows, k = [], 0
+        rows, faint, k = [], [], 0
         for name, centre_in, size_in, s in proposals:
             seen = None
             if name == "round" and refined is not None:
                 seen = (refined.x_in[k], refined.y_in[k], refined.size[k], refined.p_base[k])
                 k += 1
-                if seen[3] < REFINED_MIN_P:
+                if seen[3] < (REFINED_MIN_P if s >= REFINED_THRESHOLD else LOW_MIN_P):
                     continue
+                if s < REFINED_THRESHOLD and _near(known, seen[:2], OBJECTIVE_MM / 2 / MM_PER_IN):
+                    continue  # a faint "base" on a marker: the marker's disc, part hidden, read as one
             rows.append(self._measure(photo, reference, frame, name, centre_in, size_in, s, seen))
-        found = _detections(_one_per_base(rows))
+            faint.append(s < REFINED_THRESHOLD)
+        found = _detections(_one_per_base(rows, faint))
         # Markers can be taken away in play (Grinding-Annihilation's Exstintech Caches removes four).
         marker_boxes = [p[1] for p in boxed if p[0] == "objective"]
         kept = [
@@ -390,14 +411,18 @@ def _detections(rows: list[tuple[Any, ...]]) -> Detections:
     )
 
 
-def _one_per_base(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def _one_per_base(rows: list[tuple[Any, ...]], faint: list[bool]) -> list[tuple[Any, ...]]:
     """Bases measured onto one another (two proposals of one base, a round proposal on an oval), surest first:
     a base whose centre lies within BASE_OVERLAP of the larger short semi-axis of a surer one's is dropped.
-    Two real bases never overlap, so their centres are at least the sum of their semi-axes apart."""
+    Two real bases never overlap, so their centres are at least the sum of their semi-axes apart; a ``faint``
+    one (a box under REFINED_THRESHOLD) is dropped when it reaches into a surer base (FAINT_OVERLAP)."""
     kept: list[tuple[Any, ...]] = []
-    for row in sorted(rows, key=lambda r: -float(r[7])):
+    for k in sorted(range(len(rows)), key=lambda k: -float(rows[k][7])):
+        row = rows[k]
+        reach = [(math.hypot(row[0] - o[0], row[1] - o[1]), row[3], o[3]) for o in kept if o[5] == 0]
         if row[5] == 0 and any(
-            k[5] == 0 and math.hypot(row[0] - k[0], row[1] - k[1]) < BASE_OVERLAP * max(row[3], k[3]) for k in kept
+            d < BASE_OVERLAP * max(b, other_b) or (faint[k] and d < FAINT_OVERLAP * (b + other_b))
+            for d, b, other_b in reach
         ):
             continue
         kept.append(row)

@@ -37,7 +37,7 @@ SHADOW_CHROMA = 1.18  # ... by about the same share (max/min ratio across channe
 def terrain_footprints(detector: LearnedDetector, empty: Image, frame: TableFrame) -> list[shapely.Polygon]:
     """One polygon (table inches) per terrain piece the detector boxes on the empty table."""
     top = frame.rectify(empty, DETECT_PX_PER_IN)
-    boxes, cls, _ = detector.boxes(top)
+    boxes, cls, _ = detector.boxes(top, detector.setup_threshold)
     width_in, depth_in = frame.layout.width_in, frame.layout.depth_in
     found: list[shapely.Polygon] = []
     for box in boxes[cls == CLASSES.index("terrain")] / DETECT_PX_PER_IN:

@@ -400,6 +400,13 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
             f"[{report['detector']}] {report['images']} images",
             f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
             f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}",
+            *(
+                [
+                    f"  recall of the {b['seen']} bases whose rim the camera sees a quarter of or more: {b['recall_seen']:.1%}"
+                ]
+                if b["seen"]
+                else []
+            ),
             f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}",
             *(
                 f"  {tag}: recall {v['recall']:.1%}, precision {v['precision']:.1%}"

@@ -88,6 +88,8 @@ class RenderedTable:
     layout: Layout
     outlines_px: list[tuple[str, str, npt.NDArray[np.float64]]] = field(default_factory=list)  # (class, id, polygon)
     tags: list[str] = field(default_factory=list)
+    # model id -> the share of its base's rim the camera sees: not under a figure, a wall or a hand (0 to 1)
+    rim_visible: dict[str, float] = field(default_factory=dict)
 
 
 def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -483,6 +485,7 @@ def render_table(
             _raise_hill(camera, t, [(photo, flat), (empty, empty_tex)], empty, ppi, border)
 
     # ---- what stands up, far to near ----
+    ground = photo.copy()  # what stands up covers this: the rims it leaves are what the camera sees of each base
     C = camera.centre_in
     items: list[tuple[float, str, int]] = []
     for k, t in enumerate(terrain):
@@ -507,6 +510,8 @@ def render_table(
         _draw_hand(photo, camera, table, rng)
         if "occluded" not in tags:
             tags.append("hand")
+    covered = np.any(photo != ground, axis=2)
+    rim_visible = {m["id"]: _rim_visible(covered, camera, m) for m in models}
     effects = {
         "noise": float(rng.uniform(1, 3)),
         "blur_px": float(rng.uniform(0.3, 0.9)),
@@ -541,7 +546,25 @@ def render_table(
     for t_ in terrain:
         poly = np.asarray(t_["polygon"], float)
         outlines.append(("terrain", t_["id"], camera.project(np.c_[poly, np.zeros(len(poly))])))
-    return RenderedTable(photo, empty, scene, camera, layout, outlines, tags)
+    return RenderedTable(photo, empty, scene, camera, layout, outlines, tags, rim_visible)
+
+
+def _rim_visible(covered: npt.NDArray[np.bool_], camera: Camera, m: dict[str, Any]) -> float:
+    """The share of a base's rim (at 90 % of its radius, 48 points) not covered in the photo."""
+    a, b = base_semi_axes_in(m["base"])
+    t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    f = math.radians(m["facing_deg"])
+    ring = np.c_[
+        m["x"] + 0.9 * (a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f)),
+        m["y"] + 0.9 * (a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f)),
+        np.full(len(t), -float(m.get("z", 0.0))),
+    ]
+    px = np.round(camera.project(ring)).astype(int)
+    h, w = covered.shape
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    seen = np.zeros(len(t), bool)
+    seen[inside] = ~covered[px[inside, 1], px[inside, 0]]
+    return round(float(seen.mean()), 3)
 
 
 def _draw_walls(photo: Image, empty: Image, camera: Camera, piece: dict[str, Any], rng: np.random.Generator) -> None:

@@ -4,7 +4,8 @@ The model looks at the rectified top-down view at ``DETECT_PX_PER_IN``, where a
 base has a known size in pixels whatever the camera. Its boxes are proposals.
 Each round one is then judged and measured by the base refiner
 (vision/refiner.py): is a base centred there, which size, where exactly is its
-centre. Without a refiner, a round base is measured like the classical path
+centre. A faint box (the network is unsure of small bases under a leaning
+figure) is a base only where the refiner is sure of one. Without a refiner, a round base is measured like the classical path
 does it, in a small patch of the 40 px/in view: a robust circle fit of the
 outline's edge points, or the box's centre where no outline fits (and says so
 with a lower score). Ovals are named from their box, turned to the facing of
@@ -56,8 +57,8 @@ REFINED_THRESHOLD = 0.15  # a round box's score to go to the refiner, which turn
 REFINED_MIN_P = 0.5  # the refiner's P(a round base is centred here) a round proposal needs
 # A faint round box (under REFINED_THRESHOLD, from LOW_THRESHOLD) is a base only when the refiner is this sure.
 # The network, at 12.8 px/in, scores a small base under a leaning figure low; the refiner, at 40 px/in, reads it
-# well. Measured on the tuning tables (6200-6319 / 6040-6199): recall +3 / +11 bases, false +1 / +0; at
-# P >= 0.9, +4 / +13 bases and +4 / +5 false.
+# well. Measured on the tuning tables (6200-6319 / 6040-6199 / 6320-6519): +3 / +11 / +11 bases, +1 / +0 / +3
+# false (the last with FAINT_OVERLAP); at P >= 0.9, +4 / +13 bases and +4 / +5 false on the first two.
 LOW_THRESHOLD = 0.02
 LOW_MIN_P = 0.99
 # Two real bases never overlap. A faint base whose disc reaches this far into a surer one's (centres closer than

@@ -524,15 +524,7 @@ def render_table(
     scene = scene_of(plan, models)
     outlines = []
     for m in models:
-        a, b = base_semi_axes_in(m["base"])
-        t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
-        f = math.radians(m["facing_deg"])
-        pts = np.c_[
-            m["x"] + a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f),
-            m["y"] + a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f),
-            np.full(len(t), -m["z"]),
-        ]
-        outlines.append(("base", m["id"], camera.project(pts)))
+        outlines.append(("base", m["id"], camera.project(_base_ring(m))))
     for obj in objectives:
         r = obj["diameter_mm"] / 2 / 25.4
         t = np.linspace(0, 2 * np.pi, 32, endpoint=False)
@@ -549,20 +541,25 @@ def render_table(
     return RenderedTable(photo, empty, scene, camera, layout, outlines, tags, rim_visible)
 
 
-def _rim_visible(covered: npt.NDArray[np.bool_], camera: Camera, m: dict[str, Any]) -> float:
-    """The share of a base's rim (at 90 % of its radius, 48 points) not covered in the photo."""
+def _base_ring(m: dict[str, Any], scale: float = 1.0) -> npt.NDArray[np.float64]:
+    """48 points (x, y, z in the camera's table frame: z is minus the height) round a model's base, at ``scale``
+    of its outline."""
     a, b = base_semi_axes_in(m["base"])
     t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     f = math.radians(m["facing_deg"])
-    ring = np.c_[
-        m["x"] + 0.9 * (a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f)),
-        m["y"] + 0.9 * (a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f)),
-        np.full(len(t), -float(m.get("z", 0.0))),
+    return np.c_[
+        m["x"] + scale * (a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f)),
+        m["y"] + scale * (a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f)),
+        np.full(len(t), -m["z"]),
     ]
-    px = np.round(camera.project(ring)).astype(int)
+
+
+def _rim_visible(covered: npt.NDArray[np.bool_], camera: Camera, m: dict[str, Any]) -> float:
+    """The share of a base's rim (at 90 % of its radius) not covered in the photo."""
+    px = np.round(camera.project(_base_ring(m, 0.9))).astype(int)
     h, w = covered.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    seen = np.zeros(len(t), bool)
+    seen = np.zeros(len(px), bool)
     seen[inside] = ~covered[px[inside, 1], px[inside, 0]]
     return round(float(seen.mean()), 3)
 

@@ -16,6 +16,9 @@ import shapely
 FloatArray = npt.NDArray[np.float64]
 
 MM_PER_IN = 25.4
+# A base's top stands this high (real bases are 3-5 mm): the camera sees the top, which parallax moves away
+# from the camera's foot, so positions are measured at this height (vision/analyze.py).
+BASE_HEIGHT_IN = 0.15
 ROUND_BASES_MM: tuple[float, ...] = (25.0, 28.5, 32.0, 40.0, 50.0, 60.0)
 OVAL_BASES_MM: tuple[tuple[float, float], ...] = (
     (60.0, 35.0),

@@ -15,6 +15,7 @@ import shapely
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from geometry.shapes import BASE_HEIGHT_IN
 from vision.centre_sigma import centre_sigma_in
 from vision.colour import bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
@@ -227,19 +228,7 @@ def analyze(
     start = time.perf_counter()
     bases = detections[detections.kind == 0]
     markers = detections[detections.kind == 1]
-    x, y = bases.x_in.copy(), bases.y_in.copy()
-    z = np.zeros(len(bases))
-    for piece in terrain or []:
-        if piece.get("kind") != "hill" or frame.rvec is None:
-            continue
-        poly = shapely.Polygon(piece["polygon"])
-        inside = shapely.contains_xy(poly, x, y)
-        if inside.any():
-            # Seen from the camera, a base on a hill sits where its ray meets the hill's top.
-            px = frame.table_to_image(np.c_[x[inside], y[inside]])
-            xy = frame.image_to_table(px, float(piece["height_in"]))
-            x[inside], y[inside] = xy[:, 0], xy[:, 1]
-            z[inside] = float(piece["height_in"])
+    x, y, z = ground_positions(bases.x_in, bases.y_in, frame, terrain or [])
     teams, colour_distances = team_evidence(bases.colour_bgr, players or {}, bases.rim_sample_bgr, bases.mat_sample_bgr)
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams)
@@ -297,6 +286,27 @@ def analyze(
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3
     return Analysis(scene, detections, frame, times, top)
+
+
+def ground_positions(
+    x_view_in: npt.NDArray[np.float64],
+    y_view_in: npt.NDArray[np.float64],
+    frame: TableFrame,
+    terrain: list[dict[str, Any]],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Where bases stand (x, y, and z: the ground's height), from where the top-down view of the table plane
+    shows their tops. The camera sees a base's top, ``BASE_HEIGHT_IN`` above its foot (and a hill's height
+    more on a hill), moved away from the camera's foot by parallax: each is put back where its ray meets that
+    height. Without the camera's pose (no lens, no intrinsics) the view's places are used as they are."""
+    x, y = np.array(x_view_in, np.float64), np.array(y_view_in, np.float64)
+    z = np.zeros(len(x))
+    if frame.rvec is None or not len(x):
+        return x, y, z
+    for piece in terrain:
+        if piece.get("kind") == "hill":
+            z[shapely.contains_xy(shapely.Polygon(piece["polygon"]), x, y)] = float(piece["height_in"])
+    ground = frame.image_to_table(frame.table_to_image(np.c_[x, y]), z + BASE_HEIGHT_IN)
+    return ground[:, 0], ground[:, 1], z
 
 
 def _background_estimate(photo: Image) -> Image:

@@ -29,7 +29,7 @@ from mathutils import Matrix, Vector  # type: ignore[import-not-found]
 
 # isort: on
 
-BASE_HEIGHT_IN = 0.15  # as vision.synth.table
+BASE_HEIGHT_IN = 0.15  # as geometry.shapes (this script runs in Blender's Python, without the package)
 
 
 def _material(name: str, rgb: list[float], roughness: float = 0.7, metallic: float = 0.0, noise: float = 0.0) -> Any:

@@ -1,10 +1,12 @@
 """Rendered photos of gaming tables with exact ground truth (seeded, deterministic).
 
 The flat layer (mat, terrain footprints, objective markers, the kit's corner
-markers, bases with coloured rims, shadows) is painted top-down in table
-inches and photographed by ``Camera``; what stands up (miniatures on their
-bases, terrain walls) is drawn in 3-D afterwards, far to near, so that figures
-lean with the perspective, overhang and hide parts of neighbouring bases.
+markers, shadows) is painted top-down in table inches and photographed by
+``Camera``; what stands up is drawn in 3-D afterwards: first the bases, solids
+3-5 mm tall with bevelled sides in the team's colour (so the camera sees their
+tops moved by parallax, and their sides on the near half), then miniatures and
+terrain walls, far to near, so that figures lean with the perspective, overhang
+and hide parts of neighbouring bases.
 The truth is a scene (``tablesight-scene/1``) plus per-piece outlines in pixels.
 """
 
@@ -23,12 +25,11 @@ import shapely.affinity
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from geometry.hexgrid import HexGrid
-from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
+from geometry.shapes import BASE_HEIGHT_IN, KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.synth.camera import Camera, photo_effects
 from vision.synth.markers_table import paint_markers
 
 Image = npt.NDArray[np.uint8]
-BASE_HEIGHT_IN = 0.15
 TEAM_COLOURS_BGR = [(40, 40, 200), (200, 90, 30), (40, 170, 40), (30, 200, 220), (160, 40, 160), (230, 230, 230)]
 # A style never trained on (to measure adaptation): flagstone mats and other team colours.
 STYLES = ("standard", "flagstone")
@@ -442,30 +443,11 @@ def render_table(
     paint_markers(tex, layout, ppi, border)
     empty_tex = np.clip(tex.copy(), 0, 255).astype(np.uint8)
     tex *= (1 - model_shadow)[..., None]
-    # Bases: top colour, and the team's rim.
+    # Bases: top colour, and the team's rim (drawn as solids below).
     base_colour = _hsv_to_bgr(
         rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(20, 60) if dark else rng.uniform(30, 200)
     )
-    for m in models:
-        a, b = base_semi_axes_in(m["base"])
-        c = _tex8(m["x"], m["y"], ppi, border)
-        player = next(u["player"] for u in units if u["id"] == m["unit"])
-        cv2.ellipse(
-            tex, c, (int(a * ppi * 8), int(b * ppi * 8)), m["facing_deg"], 0, 360, team[player], -1, cv2.LINE_AA, 3
-        )
-        rim = max(0.06, 0.12 * a)
-        cv2.ellipse(
-            tex,
-            c,
-            (int((a - rim) * ppi * 8), int((b - rim) * ppi * 8)),
-            m["facing_deg"],
-            0,
-            360,
-            base_colour,
-            -1,
-            cv2.LINE_AA,
-            3,
-        )
+    team_of = {m["id"]: team[next(u["player"] for u in units if u["id"] == m["unit"])] for m in models}
     flat = np.clip(tex, 0, 255).astype(np.uint8)
 
     tilt = float(rng.uniform(0, 25))
@@ -484,7 +466,11 @@ def render_table(
         if t["kind"] == "hill":
             _raise_hill(camera, t, [(photo, flat), (empty, empty_tex)], empty, ppi, border)
 
-    # ---- what stands up, far to near ----
+    # ---- what stands up: the bases (far to near), then figures and walls, far to near ----
+    C = camera.centre_in
+    solids = {m["id"]: _base_solid(m, np.random.default_rng([seed, 4, stream_of[m["id"]]])) for m in models}
+    for m in sorted(models, key=lambda m: -float(np.hypot(m["x"] - C[0], m["y"] - C[1]))):
+        _draw_base(photo, camera, m, solids[m["id"]], team_of[m["id"]], base_colour, shadow_dir)
     ground = photo.copy()  # what stands up covers this: the rims it leaves are what the camera sees of each base
     C = camera.centre_in
     items: list[tuple[float, str, int]] = []
@@ -501,7 +487,7 @@ def render_table(
         if kind == "terrain":
             _draw_walls(photo, empty, camera, terrain[k], own)
         else:
-            _draw_miniature(photo, camera, models[k], own)
+            _draw_miniature(photo, camera, models[k], own, solids[models[k]["id"]].height_in)
     random_hand = hard == "occluded" or rng.uniform() < 0.1
     if hand_at is not None:
         _draw_hand(photo, camera, table, np.random.default_rng([seed, 3]), hand_at)
@@ -511,7 +497,7 @@ def render_table(
         if "occluded" not in tags:
             tags.append("hand")
     covered = np.any(photo != ground, axis=2)
-    rim_visible = {m["id"]: _rim_visible(covered, camera, m) for m in models}
+    rim_visible = {m["id"]: _rim_visible(covered, camera, m, solids[m["id"]]) for m in models}
     effects = {
         "noise": float(rng.uniform(1, 3)),
         "blur_px": float(rng.uniform(0.3, 0.9)),
@@ -524,7 +510,9 @@ def render_table(
     scene = scene_of(plan, models)
     outlines = []
     for m in models:
-        outlines.append(("base", m["id"], camera.project(_base_ring(m))))
+        # What the camera sees of the solid: the hull of its foot and its top.
+        rings = camera.project(np.concatenate([_base_ring(m), _base_ring(m, *solids[m["id"]].top)]))
+        outlines.append(("base", m["id"], cv2.convexHull(rings.astype(np.float32)).reshape(-1, 2).astype(np.float64)))
     for obj in objectives:
         r = obj["diameter_mm"] / 2 / 25.4
         t = np.linspace(0, 2 * np.pi, 32, endpoint=False)
@@ -541,22 +529,80 @@ def render_table(
     return RenderedTable(photo, empty, scene, camera, layout, outlines, tags, rim_visible)
 
 
-def _base_ring(m: dict[str, Any], scale: float = 1.0) -> npt.NDArray[np.float64]:
+@dataclass(frozen=True)
+class BaseSolid:
+    """A base as it stands: its height and how much its top is inset (bevelled sides)."""
+
+    height_in: float
+    top_scale: float  # the top's outline against the foot's
+
+    @property
+    def top(self) -> tuple[float, float]:
+        """(scale, height_in) of the top's outline, for ``_base_ring``."""
+        return self.top_scale, self.height_in
+
+
+def _base_solid(m: dict[str, Any], rng: np.random.Generator) -> BaseSolid:
+    """Real bases are 3-5 mm tall, their sides sloping in by a few per cent (the products
+    analyse them at the nominal ``BASE_HEIGHT_IN``, so the spread here is part of their error)."""
+    return BaseSolid(float(rng.uniform(0.12, 0.19)), float(rng.uniform(0.86, 0.98)))
+
+
+def _base_ring(m: dict[str, Any], scale: float = 1.0, lift_in: float = 0.0) -> npt.NDArray[np.float64]:
     """48 points (x, y, z in the camera's table frame: z is minus the height) round a model's base, at ``scale``
-    of its outline."""
+    of its outline and ``lift_in`` above its foot."""
     a, b = base_semi_axes_in(m["base"])
     t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     f = math.radians(m["facing_deg"])
     return np.c_[
         m["x"] + scale * (a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f)),
         m["y"] + scale * (a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f)),
-        np.full(len(t), -m["z"]),
+        np.full(len(t), -(m["z"] + lift_in)),
     ]
 
 
-def _rim_visible(covered: npt.NDArray[np.bool_], camera: Camera, m: dict[str, Any]) -> float:
-    """The share of a base's rim (at 90 % of its radius) not covered in the photo."""
-    px = np.round(camera.project(_base_ring(m, 0.9))).astype(int)
+def _draw_base(
+    photo: Image,
+    camera: Camera,
+    m: dict[str, Any],
+    solid: BaseSolid,
+    team_bgr: tuple[int, int, int],
+    top_bgr: tuple[int, int, int],
+    shadow_dir: npt.NDArray[np.float64],
+) -> None:
+    """A base as a solid: the sides the camera faces (team colour, lit from opposite the shadows), then the top
+    (its colour, inside a ring of the team's colour)."""
+    foot = _base_ring(m)
+    top = _base_ring(m, *solid.top)
+    foot_px, top_px = camera.project(foot), camera.project(top)
+    eye = np.asarray(camera.centre_in, float)
+    middle = np.array([m["x"], m["y"]])
+    for k in range(len(foot)):
+        j = (k + 1) % len(foot)
+        mid_foot, mid_top = (foot[k] + foot[j]) / 2, (top[k] + top[j]) / 2
+        outward = mid_foot[:2] - middle
+        outward /= max(float(np.linalg.norm(outward)), 1e-9)
+        # The side's normal leans up by its slope (w points down); it is seen when it faces the camera.
+        inset_in = float(np.linalg.norm(mid_foot[:2] - mid_top[:2]))
+        normal = np.r_[outward * solid.height_in, -inset_in]
+        if float(normal @ (eye - mid_foot)) <= 0:
+            continue
+        shade = 0.62 + 0.25 * float(outward @ -shadow_dir)
+        quad = np.array([foot_px[k], foot_px[j], top_px[j], top_px[k]])
+        colour = tuple(float(v) * shade for v in team_bgr)
+        cv2.fillPoly(photo, [np.round(quad * 8).astype(np.int32)], colour, cv2.LINE_AA, shift=3)
+    a, _ = base_semi_axes_in(m["base"])
+    rim_in = max(0.06, 0.12 * a) - a * (1 - solid.top_scale)  # the team's colour runs on over the top's edge
+    cv2.fillPoly(
+        photo, [np.round(top_px * 8).astype(np.int32)], tuple(float(v) for v in team_bgr), cv2.LINE_AA, shift=3
+    )
+    inner = camera.project(_base_ring(m, solid.top_scale - max(rim_in, 0.02) / a, solid.height_in))
+    cv2.fillPoly(photo, [np.round(inner * 8).astype(np.int32)], tuple(float(v) for v in top_bgr), cv2.LINE_AA, shift=3)
+
+
+def _rim_visible(covered: npt.NDArray[np.bool_], camera: Camera, m: dict[str, Any], solid: BaseSolid) -> float:
+    """The share of a base's rim (the edge of its top, at 97 % of the top's radius) not covered in the photo."""
+    px = np.round(camera.project(_base_ring(m, 0.97 * solid.top_scale, solid.height_in))).astype(int)
     h, w = covered.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     seen = np.zeros(len(px), bool)
@@ -587,10 +633,12 @@ def _draw_walls(photo: Image, empty: Image, camera: Camera, piece: dict[str, Any
         )
 
 
-def _draw_miniature(photo: Image, camera: Camera, m: dict[str, Any], rng: np.random.Generator) -> None:
+def _draw_miniature(
+    photo: Image, camera: Camera, m: dict[str, Any], rng: np.random.Generator, base_height_in: float = BASE_HEIGHT_IN
+) -> None:
     """A painted figure: a tapering body standing on the base, leaning and overhanging a little."""
     a, b = base_semi_axes_in(m["base"])
-    z0 = m["z"] + BASE_HEIGHT_IN
+    z0 = m["z"] + base_height_in
     height = m["height_in"]
     lean = rng.normal(0, 0.12, 2) * a
     colour = np.array(_hsv_to_bgr(rng.uniform(0, 180), rng.uniform(60, 200), rng.uniform(60, 200)), float)

@@ -217,6 +217,8 @@ def train_base_refiner(
         "sets": described,
         "tables": sum(d["tables"] for d in described),
         "samples": sum(d["samples"] for d in described),
+        # What the renderer drew (session 22): the crops' targets are the tops' places, not the feet's.
+        "bases": "solids 0.12-0.19 in tall, tops inset 2-14 %; centres are the tops' at BASE_HEIGHT_IN (0.15 in)",
     }
     if not ovals:
         data["positives"] = sum(d["positives"] for d in described)

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import TableFrame, calibrate
-from geometry.shapes import base_semi_axes_in
+from geometry.shapes import BASE_HEIGHT_IN, base_semi_axes_in
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, LearnedDetector
 from vision.refiner import CROP_PX, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES, crop_centre_in, crop_origin_px
 
@@ -40,15 +40,15 @@ PROPOSAL_THRESHOLD = 0.03  # the detector's proposals this sure or more: negativ
 
 
 def visible_centres_in(scene: dict[str, Any], frame: TableFrame) -> npt.NDArray[np.float64]:
-    """Where each model's base centre appears in the top-down view of the table plane (a base on a hill is
-    seen where its ray meets the table)."""
+    """Where each model's base top (``BASE_HEIGHT_IN`` above its foot, a hill's height more on a hill) appears
+    in the top-down view of the table plane: where its ray meets the table. The product maps it back
+    (``vision.analyze.ground_positions``)."""
     xy = np.array([[m["x"], m["y"]] for m in scene["models"]], np.float64).reshape(-1, 2)
-    z = np.array([float(m.get("z", 0.0)) for m in scene["models"]])
-    if frame.rvec is None or not (z > 0).any():
+    z = np.array([float(m.get("z", 0.0)) for m in scene["models"]]) + BASE_HEIGHT_IN
+    if frame.rvec is None or not len(xy):
         return xy
-    raised = z > 0
-    xy[raised] = frame.image_to_table(frame.table_to_image(xy[raised], z[raised]))
-    return xy
+    out: npt.NDArray[np.float64] = frame.image_to_table(frame.table_to_image(xy, z))
+    return out
 
 
 def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray[Any]]:

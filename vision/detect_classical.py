@@ -209,12 +209,18 @@ class ClassicalDetector:
         return out
 
     @staticmethod
-    def rim_sample(top: Image, cx: float, cy: float, r: float) -> npt.NDArray[np.float64]:
+    def rim_sample(
+        top: Image, cx: float, cy: float, r: float, r_across: float | None = None, facing_deg: float = 0.0
+    ) -> npt.NDArray[np.float64]:
         """Colours (K, 3) on rings just inside and outside a base's edge (radius ``r`` px), evenly round
-        it: the team's rim shows in some of them even where a figure hides the rest."""
+        it: the team's rim shows in some of them even where a figure hides the rest. An oval: ``r`` along
+        its facing, ``r_across`` across it."""
         ang = np.linspace(0, 2 * np.pi, RIM_SAMPLE_ANGLES, endpoint=False)
-        mx = np.concatenate([cx + k * r * np.cos(ang) for k in RIM_SAMPLE_RADII]).astype(np.float32)[None]
-        my = np.concatenate([cy + k * r * np.sin(ang) for k in RIM_SAMPLE_RADII]).astype(np.float32)[None]
+        along, across = r * np.cos(ang), (r if r_across is None else r_across) * np.sin(ang)
+        c, s = math.cos(math.radians(facing_deg)), math.sin(math.radians(facing_deg))
+        dx, dy = along * c - across * s, along * s + across * c
+        mx = np.concatenate([cx + k * dx for k in RIM_SAMPLE_RADII]).astype(np.float32)[None]
+        my = np.concatenate([cy + k * dy for k in RIM_SAMPLE_RADII]).astype(np.float32)[None]
         out = cv2.remap(top, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out.reshape(-1, top.shape[2] if top.ndim == 3 else 1).astype(np.float64)
 

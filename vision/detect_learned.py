@@ -275,11 +275,13 @@ class LearnedDetector:
         patch = frame.rectify(photo, ppi, (x0, y0, side, side))
         colour_of = self._classical._rim_colour
 
-        def mat_at(cx: float, cy: float, r_px: float) -> npt.NDArray[np.float64]:
+        def mat_at(
+            cx: float, cy: float, r_px: float, r_across_px: float | None = None, facing_deg: float = 0.0
+        ) -> npt.NDArray[np.float64]:
             """The empty table's colours where the rim samples are taken (what a thin rim blurs into)."""
             if reference is None:
                 return np.full((RIM_SAMPLES, 3), np.nan)
-            return ClassicalDetector.rim_sample(reference.rectified, cx + x0, cy + y0, r_px)
+            return ClassicalDetector.rim_sample(reference.rectified, cx + x0, cy + y0, r_px, r_across_px, facing_deg)
 
         if refined is not None:  # the refiner measured it: only its colours are left to sample
             a = base_semi_axes_in(refined[2])[0]
@@ -314,8 +316,11 @@ class LearnedDetector:
                 cx, cy = seen.x_in[0] * ppi - x0, seen.y_in[0] * ppi - y0
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
-            # On the circle of its short semi-axis: sampled along its measured facing, the team read worse.
-            rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi), mat_at(cx, cy, b * ppi)
+            if how == "oval refined":  # round its outline, along the facing the refiner measured
+                rim = ClassicalDetector.rim_sample(patch, cx, cy, a * ppi, b * ppi, facing)
+                mat = mat_at(cx, cy, a * ppi, b * ppi, facing)
+            else:  # the box's facing is rougher: on the circle of its short semi-axis, the team read better
+                rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi), mat_at(cx, cy, b * ppi)
             return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))

@@ -317,11 +317,10 @@ class LearnedDetector:
                 cx, cy = seen.x_in[0] * ppi - x0, seen.y_in[0] * ppi - y0
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
-            if how == "oval refined":  # round its outline, along the facing the refiner measured
-                rim = ClassicalDetector.rim_sample(patch, cx, cy, a * ppi, b * ppi, facing)
-                mat = mat_at(cx, cy, a * ppi, b * ppi, facing)
-            else:  # the box's facing is rougher: on the circle of its short semi-axis, the team read better
-                rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, b * ppi), mat_at(cx, cy, b * ppi)
+            # Round its outline along the facing the refiner measured; the box's facing is rougher, so there
+            # on the circle of its short semi-axis (the team read better so).
+            ring = (a * ppi, b * ppi, facing) if how == "oval refined" else (b * ppi, None, 0.0)
+            rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, *ring), mat_at(cx, cy, *ring)
             return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))

@@ -472,7 +472,6 @@ def render_table(
     for m in sorted(models, key=lambda m: -float(np.hypot(m["x"] - C[0], m["y"] - C[1]))):
         _draw_base(photo, camera, m, solids[m["id"]], team_of[m["id"]], base_colour, shadow_dir)
     ground = photo.copy()  # what stands up covers this: the rims it leaves are what the camera sees of each base
-    C = camera.centre_in
     items: list[tuple[float, str, int]] = []
     for k, t in enumerate(terrain):
         if t["kind"] in ("blocking", "ruins") and t["height_in"] > 1.0:

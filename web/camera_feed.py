@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,9 @@ class CameraFeed:
         return self._identify(result.scene), self._status(calib.message, calib.hidden, calib.stale)
 
     def _identify(self, scene: dict[str, Any]) -> dict[str, Any]:
-        """Keep the ids of the first settled frame; new pieces get new ids, vanished ones are left out."""
+        """Keep the ids of the first settled frame; new pieces get new ids. A model not seen after its unit
+        moved is shown where the unit's move put it, with that guess's uncertainty; other vanished ones are
+        left out."""
         if self.tracker is None or self.first is None:
             self.first = copy.deepcopy(scene)
             self.tracker = IdentityTracker.from_scene(scene)
@@ -124,10 +127,12 @@ class CameraFeed:
         by_id = {m["id"]: m for m in out["models"]}
         models = []
         for tracked in self.tracker.models.values():
-            if tracked.id in update.vanished:
-                continue
+            if tracked.id in update.vanished and tracked.sigma_in == 0.0:
+                continue  # gone, with nothing to say where: the players are asked
             model = by_id[tracked.id]
             model["x"], model["y"] = tracked.x, tracked.y
+            if tracked.sigma_in:  # not seen after its unit moved: shown where that move put it, and how unsure
+                model["sigma_in"] = round(math.hypot(float(model.get("sigma_in", 0.0)), tracked.sigma_in), 4)
             models.append(model)
         for k, j in enumerate(update.unexplained):
             raw = dict(detections[j]["raw"])

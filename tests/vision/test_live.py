@@ -8,7 +8,7 @@ import pytest
 
 from vision.live.motion import MotionGate
 from vision.live.sources import FolderSource, IteratorSource, ResilientSource, looks_like_a_frame, open_source
-from vision.live.tracker import IdentityTracker
+from vision.live.tracker import LOST_SIGMA_IN, IdentityTracker
 
 FRAME = (np.random.default_rng(0).integers(0, 255, (120, 160, 3))).astype(np.uint8)
 
@@ -273,17 +273,43 @@ def test_one_model_seen_of_two_alike_is_uncertain_not_a_silent_guess() -> None:
 def test_a_model_not_seen_after_its_unit_moved_is_picked_up_again_beside_it() -> None:
     tracker = IdentityTracker.from_scene(ROW)
     update = tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")
-    assert update.vanished == ("a2",) and tracker.models["a2"].x == 8.0  # left where it was, and said so
+    # Said so, and shown where its unit's move put it, with that guess's uncertainty; the move is in the
+    # history as estimated.
+    assert update.vanished == ("a2",) and tracker.models["a2"].x == pytest.approx(12.0)
+    assert tracker.models["a2"].sigma_in == pytest.approx(LOST_SIGMA_IN)
+    guess = next(h for h in tracker.history if h["model"] == "a2")
+    assert guess["estimated"] and guess["from"] == [8.0, 5.0] and guess["length_in"] == pytest.approx(4.0)
     update = tracker.update(row_dets(4.0), active_unit="b")  # a later frame, b activated but stayed
-    assert not update.desync
+    assert not update.desync and tracker.models["a2"].sigma_in == 0.0
     assert tracker.models["a2"].x == pytest.approx(12.0)
-    assert any(mv.model == "a2" for mv in update.moves)
+    # Seen where the guess put it: the estimated move is confirmed, not made twice.
+    assert [h for h in tracker.history if h["model"] == "a2"] == [
+        {"event": "move", "unit": "a", "model": "a2", "from": [8.0, 5.0], "to": [12.0, 5.0], "length_in": 4.0}
+    ]
     # Two free pieces near the unit: the lost model takes the one beside its unit-mates, not the other.
     tracker = IdentityTracker.from_scene(ROW)
     tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")
     stray = {"x": 16.5, "y": 7.2, "base": "32", "player": "red"}  # 2.7" from a4; the gap at x=12 is 1.5" from a1 and a3
     update = tracker.update([stray, *row_dets(4.0)], active_unit="b")
     assert tracker.models["a2"].x == pytest.approx(12.0) and update.unexplained == (0,)
+
+
+def test_a_model_hidden_through_two_moves_of_its_unit_follows_both_in_its_history() -> None:
+    # a2 stands behind terrain after each of two moves of its unit; its mates moved 4" then 3" along x.
+    # The scene shows it where both moves put it, and the history has both moves, estimated.
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")
+    tracker.update(row_dets(7.0, skip=frozenset({"a2"})), active_unit="a")
+    assert tracker.models["a2"].lost and tracker.models["a2"].x == pytest.approx(15.0)
+    assert [(h["length_in"], h.get("estimated")) for h in tracker.history if h["model"] == "a2"] == [
+        (4.0, True),
+        (3.0, True),
+    ]
+    # Its unit moves again, 2" more, and this time it is seen: the move runs from where the guesses put it.
+    update = tracker.update(row_dets(9.0), active_unit="a")
+    assert not update.desync and not tracker.models["a2"].lost and tracker.models["a2"].sigma_in == 0.0
+    assert tracker.models["a2"].x == pytest.approx(17.0)
+    assert [round(mv.length_in, 3) for mv in update.moves if mv.model == "a2"] == [2.0]
 
 
 def test_a_model_the_rules_keep_still_holds_its_piece_however_badly_it_is_measured() -> None:

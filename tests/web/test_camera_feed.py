@@ -87,3 +87,33 @@ def test_the_page_shows_the_camera_and_marker_status(tmp_path: Path) -> None:
             time.sleep(0.1)
         else:
             raise AssertionError(f"the camera's models never reached the page: {view['camera']}")
+
+
+def test_a_model_hidden_after_its_unit_moved_stays_on_the_page_where_the_move_put_it() -> None:
+    # Three models of one unit move 3" together; the third then stands behind terrain, unseen. The page
+    # keeps it where the unit's move put it, with the guess's uncertainty, so rulings can say too close to
+    # call; a model gone with nothing to say where (picked up) is left out, as before.
+    table = render_table(21, hard="none")
+    feed = camera_feed(table, [])
+
+    def analysed(models: list[tuple[str, float, float]]) -> dict[str, Any]:
+        return {
+            "format": "tablesight-scene/1",
+            "game": "focal-point",
+            "table": {"width_in": 24, "depth_in": 24},
+            "players": [{"id": "red"}, {"id": "blue"}],
+            "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
+            "models": [
+                {"id": f"m{k}", "unit": unit, "base": "32", "x": x, "y": y, "sigma_in": 0.02}
+                for k, (unit, x, y) in enumerate(models)
+            ],
+        }
+
+    deployed = [("a", 5.0, 5.0), ("a", 7.0, 5.0), ("a", 9.0, 5.0), ("b", 15.0, 15.0)]
+    feed._identify(analysed(deployed))
+    moved = feed._identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0), ("b", 15.0, 15.0)]))
+    shown = {m["id"]: m for m in moved["models"]}
+    assert (shown["m2"]["x"], shown["m2"]["y"]) == (9.0, 8.0)
+    assert shown["m2"]["sigma_in"] > 0.45 and shown["m0"]["sigma_in"] == 0.02
+    picked_up = feed._identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0)]))
+    assert "m3" not in {m["id"] for m in picked_up["models"]}

@@ -10,11 +10,13 @@ base, however badly that piece was measured (bases cannot overlap). The
 activated unit is then matched as a group: the translation most of its models
 agree on (ties go to pieces that agree in size and colour), re-estimated from
 all the models it places, and each model takes the free piece nearest where
-that translation puts it. A model with no piece there is left where it was,
-reported not seen, and expected where the translation put it; when it is seen
-again there, its unit's last move is matched again from where the unit stood
-(the first match had a model missing and may have guessed wrong), and the
-history is corrected. When two models could take the same piece the scene says
+that translation puts it. A model with no piece there (hidden behind terrain,
+say) is reported not seen; the scene shows it where the translation put it,
+with that guess's uncertainty, and the history records the move as estimated.
+When it is seen again, its unit's last move is matched again from where the
+unit stood (the first match had a model missing and may have guessed wrong),
+and the history is corrected; seen where the guess put it, the estimated move
+is confirmed. When two models could take the same piece the scene says
 the identity is uncertain instead of guessing; a model that vanished, or a
 piece nobody can account for, is a desync that asks the players for a
 correction.
@@ -39,6 +41,9 @@ GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
 REACQUIRE_IN = 3.0  # a model lost in its unit's move is picked up again this close to a unit-mate
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
+# A model not seen after its unit moved is guessed to have moved with it. Its unit-mates are matched to
+# pieces within GROUP_TOLERANCE_IN of the unit's translation, so the guess is taken to be as unsure (1 sigma).
+LOST_SIGMA_IN = GROUP_TOLERANCE_IN
 
 
 @dataclass
@@ -51,7 +56,12 @@ class Tracked:
     y: float
     uncertain: bool = False
     lost: bool = False  # not seen when its unit last moved: may turn up again beside its unit
-    expected: tuple[float, float] | None = None  # where its unit's last move should have put it, while lost
+    guessed: bool = False  # x, y: not seen there, but where its unit's moves since it was seen put it
+
+    @property
+    def sigma_in(self) -> float:
+        """How unsure x, y are beyond the measurement itself: 0 for a model seen where it is."""
+        return LOST_SIGMA_IN if self.guessed else 0.0
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,8 @@ class IdentityTracker:
     last_move: dict[str, tuple[dict[str, tuple[float, float]], list[dict[str, Any]]]] = field(
         default_factory=dict, repr=False
     )
+    # model -> the history entry of the move it was guessed to make with its unit, while not seen since
+    guessed_moves: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -127,6 +139,7 @@ class IdentityTracker:
         # Then the units that moved, as groups: the activated unit first, or any unit with a model not found.
         uncertain: list[str] = []
         starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
+        guesses: dict[str, dict[str, tuple[float, float]]] = {}  # ...and where their unseen models moved to
         unmatched = [m for m in self.models.values() if m.id not in matched]
         units = sorted(
             {m.unit for m in unmatched}, key=lambda u: (u != active_unit, -sum(m.unit == u for m in unmatched), u)
@@ -136,14 +149,14 @@ class IdentityTracker:
                 continue  # only the activated unit should have moved
             members = [m for m in unmatched if m.unit == unit and m.id not in matched]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
-            self._match_group(members, detections, matched, used, uncertain)
+            guesses[unit] = self._match_group(members, detections, matched, used, uncertain)
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.
         lost = [m for m in self.models.values() if m.lost and m.id not in matched]
         options = []
         for m in lost:
-            ex, ey = m.expected if m.expected is not None else (m.x, m.y)
+            ex, ey = m.x, m.y  # where it was seen, or where its unit's moves since put it
             mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
             for j, d in enumerate(detections):
                 beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
@@ -162,19 +175,41 @@ class IdentityTracker:
             used.add(j)
             reacquired.add(self.models[mid].unit)
         for unit in sorted(reacquired - set(starts)):
-            self._rematch_last_move(unit, detections, matched, held, uncertain, starts)
+            guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
         for unit, start in starts.items():
             self.last_move[unit] = (start, [])
         moves = []
         for mid, j in matched.items():
             m = self.models[mid]
-            m.lost = False
-            m.expected = None
             d = detections[j]
-            if mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
+            guess = self.guessed_moves.pop(mid, None)
+            m.lost = m.guessed = False
+            if guess is not None and m.unit not in starts:
+                # Seen again while its unit stood still: it is where that guessed move ended, give or take.
+                guess["to"] = [float(d["x"]), float(d["y"])]
+                guess["length_in"] = round(math.dist(guess["from"], guess["to"]), 4)
+                del guess["estimated"]
+                m.x, m.y = float(d["x"]), float(d["y"])
+            elif mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"]))))
                 m.x, m.y = float(d["x"]), float(d["y"])
             m.uncertain = mid in uncertain
+        for unit, guessed in guesses.items():  # models not seen: moved with their unit, as far as anyone can tell
+            for mid, (x, y) in guessed.items():
+                m = self.models[mid]
+                entry = {
+                    "event": "move",
+                    "unit": unit,
+                    "model": mid,
+                    "from": [m.x, m.y],
+                    "to": [x, y],
+                    "length_in": round(math.hypot(x - m.x, y - m.y), 4),
+                    "estimated": True,  # not seen at its end: corrected if it is seen there later
+                }
+                self.history.append(entry)
+                self.last_move[unit][1].append(entry)
+                self.guessed_moves[mid] = entry
+                m.x, m.y, m.guessed = x, y, True
         vanished = tuple(sorted(mid for mid in self.models if mid not in matched and mid not in hidden))
         unexplained = tuple(j for j in range(len(detections)) if j not in used)
         messages = []
@@ -207,35 +242,54 @@ class IdentityTracker:
         unit: str,
         detections: list[dict[str, Any]],
         matched: dict[str, int],
+        used: set[int],
         held: set[str],
         uncertain: list[str],
         starts: dict[str, dict[str, tuple[float, float]]],
-    ) -> None:
+    ) -> dict[str, tuple[float, float]]:
         """A model of ``unit`` lost in its last move is seen again: match that move again from where the
-        unit stood, on the pieces its models hold now. If it comes out otherwise (the first match had a
-        model missing and guessed), the wrong moves are taken back out of the history and made again."""
+        unit stood, on the pieces its models hold now and the free ones (a model still lost may be on one:
+        the first match had models missing, guessed the translation wrongly, and so guessed their places
+        wrongly too). If it comes out otherwise, the wrong moves are taken back out of the history and made
+        again. Returns where the new translation puts the models still not seen."""
         if unit not in self.last_move:
-            return
+            return {}
         start, entries = self.last_move[unit]
         ids = [mid for mid in start if mid in matched]
         if len(ids) < 2:
-            return
-        before = [Tracked(**{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1]}) for mid in ids]
-        assignment, unsure, _ = _group_assignment(before, detections, [matched[mid] for mid in ids])
-        if len(assignment) < len(ids) or all(assignment[mid] == matched[mid] for mid in ids):
-            return
+            return {}
+        still_lost = [mid for mid in start if mid not in matched and self.models[mid].lost]
+        before = [
+            Tracked(**{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1], "lost": False, "guessed": False})
+            for mid in ids + still_lost
+        ]
+        held_now = [matched[mid] for mid in ids]
+        free = held_now + [j for j in range(len(detections)) if j not in used]
+        assignment, unsure, (dx, dy) = _group_assignment(before, detections, free)
+        if any(mid not in assignment for mid in ids) or all(assignment.get(mid) == matched.get(mid) for mid in start):
+            return {}
         wrong = {id(e) for e in entries}
         self.history[:] = [e for e in self.history if id(e) not in wrong]
-        for mid in ids:
+        used.difference_update(held_now)
+        for mid in assignment:
             m = self.models[mid]
             m.x, m.y = start[mid]
             matched[mid] = assignment[mid]
+            used.add(assignment[mid])
             held.discard(mid)
             if mid in uncertain:
                 uncertain.remove(mid)
             if mid in unsure:
                 uncertain.append(mid)
         starts[unit] = start
+        guesses = {}
+        for mid in still_lost:
+            if mid not in assignment:  # its guessed move went out with the wrong ones: guessed again
+                self.guessed_moves.pop(mid, None)
+                m = self.models[mid]
+                m.x, m.y = start[mid]
+                guesses[mid] = (m.x + dx, m.y + dy)
+        return guesses
 
     def _match_group(
         self,
@@ -244,19 +298,21 @@ class IdentityTracker:
         matched: dict[str, int],
         used: set[int],
         uncertain: list[str],
-    ) -> None:
-        """Match the models of one unit that moved to the free pieces; a model left without one is
-        expected where the unit's translation puts it."""
+    ) -> dict[str, tuple[float, float]]:
+        """Match the models of one unit that moved to the free pieces. Returns where the unit's translation
+        puts each model left without one (none when no model was seen: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
         assignment, unsure, (dx, dy) = _group_assignment(members, detections, free)
+        guesses = {}
         for m in members:
             if m.id in assignment:
                 matched[m.id] = assignment[m.id]
                 used.add(assignment[m.id])
                 if m.id in unsure:
                     uncertain.append(m.id)
-            else:
-                m.expected = (m.x + dx, m.y + dy)
+            elif assignment:
+                guesses[m.id] = (m.x + dx, m.y + dy)
+        return guesses
 
 
 def _group_assignment(
@@ -304,9 +360,9 @@ def _group_assignment(
     for m in members:
         for j in free:
             d = detections[j]
-            off = math.hypot(d["x"] - m.x - dx, d["y"] - m.y - dy)
-            if off <= GROUP_REACH_IN and _size_cost(m.base, str(d["base"])) is not None:
-                pairs.append((_cost(m, d, m.x + dx, m.y + dy), m.id, j))
+            x, y = m.x + dx, m.y + dy
+            if math.hypot(d["x"] - x, d["y"] - y) <= GROUP_REACH_IN and _size_cost(m.base, str(d["base"])) is not None:
+                pairs.append((_cost(m, d, x, y), m.id, j))
     pairs.sort()
     assignment: dict[str, int] = {}
     unsure: set[str] = set()

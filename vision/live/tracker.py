@@ -260,7 +260,9 @@ class IdentityTracker:
             return {}
         still_lost = [mid for mid in start if mid not in matched and self.models[mid].lost]
         before = [
-            Tracked(**{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1], "lost": False, "guessed": False})
+            Tracked(
+                **{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1], "lost": False, "guessed": False}
+            )
             for mid in ids + still_lost
         ]
         held_now = [matched[mid] for mid in ids]

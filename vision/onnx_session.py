@@ -13,8 +13,8 @@ MIRRORS = ((False, False), (True, False), (False, True), (True, True))  # (left-
 
 def onnxruntime_session(path: Path, required: bool, error: type[Exception]) -> Any:
     """An onnxruntime session on the CPU for ``path``; None where onnxruntime is not installed (unless
-    ``required``). Problems are raised as ``error``, naming the file. Measured on this 2-core machine: 25 ms
-    a pass of the 44"x60" view against 91 ms with cv2.dnn (benchmarks/bench_detector.py)."""
+    ``required``). Problems are raised as ``error``, naming the file. Measured on this 2-core machine: 38 ms
+    a pass of the 44"x60" view against 50 ms with cv2.dnn (benchmarks/bench_detector.py, session 24)."""
     try:
         import onnxruntime as ort
     except ImportError as missing:
@@ -22,7 +22,11 @@ def onnxruntime_session(path: Path, required: bool, error: type[Exception]) -> A
             raise error("onnxruntime is not installed (pip install onnxruntime)") from missing
         return None
     try:
-        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        # Its worker threads sleep between runs instead of spinning: spinning took the 2 cores from the
+        # numpy and OpenCV work between the runs (1080p 44"x60" frame 184 -> 136 ms, its refining 73 -> 44 ms).
+        options = ort.SessionOptions()
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as unreadable:  # onnxruntime raises its own error types for unreadable models
         raise error(f"{path}: not a model onnxruntime can read ({str(unreadable).strip()[:200]})") from unreadable
 

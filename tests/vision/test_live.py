@@ -359,6 +359,18 @@ def test_a_move_guessed_with_a_model_missing_is_matched_again_when_it_shows() ->
     assert sorted(h["model"] for h in moves) == ["a1", "a2", "a3", "a4"]
     assert all(h["length_in"] == pytest.approx(3.0) for h in moves)
     assert not update.uncertain and not update.desync
+    # The same, but a4 stays hidden when the others show: the move is matched again from a1-a3, and a4's
+    # guessed place and estimated move follow the corrected translation (3", not the first guess's 7.5").
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(3.0, skip=frozenset({"a1", "a2", "a3"})), active_unit="a")
+    update = tracker.update(row_dets(3.0, skip=frozenset({"a4"})), active_unit="b")
+    for mid in ("a1", "a2", "a3", "a4"):
+        assert tracker.models[mid].x == pytest.approx(before[mid][0] + 3.0), mid
+    assert tracker.models["a4"].lost and tracker.models["a4"].sigma_in > 0 and update.vanished == ("a4",)
+    moves = [h for h in tracker.history if h["event"] == "move"]
+    assert sorted(h["model"] for h in moves) == ["a1", "a2", "a3", "a4"]
+    assert all(h["length_in"] == pytest.approx(3.0) for h in moves)
+    assert [h["model"] for h in moves if h.get("estimated")] == ["a4"]
 
 
 def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -> None:

@@ -196,6 +196,8 @@ class IdentityTracker:
             m.uncertain = mid in uncertain
         for unit, guessed in guesses.items():  # models not seen: moved with their unit, as far as anyone can tell
             for mid, (x, y) in guessed.items():
+                if mid in hidden:  # under a hand, the caller says: not a model left behind by its unit
+                    continue
                 m = self.models[mid]
                 entry = {
                     "event": "move",
@@ -209,7 +211,7 @@ class IdentityTracker:
                 self.history.append(entry)
                 self.last_move[unit][1].append(entry)
                 self.guessed_moves[mid] = entry
-                m.x, m.y, m.guessed = x, y, True
+                m.x, m.y, m.guessed, m.lost = x, y, True, True
         vanished = tuple(sorted(mid for mid in self.models if mid not in matched and mid not in hidden))
         unexplained = tuple(j for j in range(len(detections)) if j not in used)
         messages = []
@@ -258,7 +260,7 @@ class IdentityTracker:
         ids = [mid for mid in start if mid in matched]
         if len(ids) < 2:
             return {}
-        still_lost = [mid for mid in start if mid not in matched and self.models[mid].lost]
+        still_lost = [mid for mid in start if mid not in matched]  # not seen now, or placed by the wrong guess
         before = [
             Tracked(
                 **{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1], "lost": False, "guessed": False}

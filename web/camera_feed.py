@@ -8,9 +8,7 @@ corrections, which name them) stay put from frame to frame.
 
 from __future__ import annotations
 
-import copy
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,9 +23,9 @@ from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector
 from vision.detect_classical import Reference
+from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.sources import FrameSource, ResilientSource
-from vision.live.tracker import IdentityTracker
 from web.feeds import empty_scene
 from web.session import CameraStatus
 
@@ -53,8 +51,7 @@ class CameraFeed:
         self.monitor = CalibrationMonitor(layout, lens)
         self.gate = MotionGate()
         self.reference: Reference | None = None
-        self.tracker: IdentityTracker | None = None
-        self.first: dict[str, Any] | None = None
+        self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
 
     def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path | None:
@@ -110,41 +107,8 @@ class CameraFeed:
         return self._identify(result.scene), self._status(calib.message, calib.hidden, calib.stale)
 
     def _identify(self, scene: dict[str, Any]) -> dict[str, Any]:
-        """Keep the ids of the first settled frame; new pieces get new ids. A model not seen after its unit
-        moved is shown where the unit's move put it, with that guess's uncertainty; other vanished ones are
-        left out."""
-        if self.tracker is None or self.first is None:
-            self.first = copy.deepcopy(scene)
-            self.tracker = IdentityTracker.from_scene(scene)
-            return scene
-        player_of = {u["id"]: u["player"] for u in scene["units"]}
-        detections = [
-            {"x": m["x"], "y": m["y"], "base": str(m["base"]), "player": player_of[m["unit"]], "raw": m}
-            for m in scene["models"]
-        ]
-        update = self.tracker.update(detections)
-        out = copy.deepcopy(self.first)
-        by_id = {m["id"]: m for m in out["models"]}
-        models = []
-        for tracked in self.tracker.models.values():
-            if tracked.id in update.vanished and tracked.sigma_in == 0.0:
-                continue  # gone, with nothing to say where: the players are asked
-            model = by_id[tracked.id]
-            model["x"], model["y"] = tracked.x, tracked.y
-            if tracked.sigma_in:  # not seen after its unit moved: shown where that move put it, and how unsure
-                model["sigma_in"] = round(math.hypot(float(model.get("sigma_in", 0.0)), tracked.sigma_in), 4)
-            models.append(model)
-        for k, j in enumerate(update.unexplained):
-            raw = dict(detections[j]["raw"])
-            raw["id"] = f"new{k + 1}"
-            if raw["unit"] not in {u["id"] for u in out["units"]}:
-                unit = next(u for u in scene["units"] if u["id"] == raw["unit"])
-                out["units"].append(unit)
-                if unit["player"] not in {p["id"] for p in out["players"]}:
-                    out["players"].append({"id": unit["player"]})
-            models.append(raw)
-        out["models"] = models
-        return out
+        """Keep the ids of the first settled frame (``IdentifiedScenes.identify``)."""
+        return self.identified.identify(scene)[0]
 
     def empty_scene(self) -> dict[str, Any]:
         return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)

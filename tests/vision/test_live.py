@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -395,3 +397,35 @@ def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -
     assert "ruling" in kinds  # the models were found and judged
     assert events[-1].kind == "status" and events[-1].payload["stale"]  # the folder ended: stale, no crash
     assert all(e.json_line().startswith("{") for e in events)
+    assert "move" not in kinds  # nothing moved
+
+
+def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object) -> None:
+    # Issue 7, "move history" and `watch`: one model (u2m1, standing alone) is moved 2" between still
+    # stretches of frames. The deployment's ids are kept, and the move is printed with its length.
+    import cv2
+
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    folder = tmp_path / "game"  # type: ignore[operator]
+    folder.mkdir()
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    x, y = at["u2m1"]
+    moved = render_table(21, hard="none", models_at={**at, "u2m1": (x - 2.0, y)})
+    frames = [table.empty] + [table.image] * 4 + [moved.image] * 4
+    for k, frame in enumerate(frames):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), frame)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    events = list(watch(lambda: FolderSource(folder), table.layout, "focal-point", lens, players))
+    moves = [e.payload for e in events if e.kind == "move"]
+    assert len(moves) == 1, [e.text() for e in events]
+    assert abs(moves[0]["length_in"] - 2.0) <= 0.05
+    assert math.hypot(moves[0]["from"][0] - x, moves[0]["from"][1] - y) <= 0.1
+    assert moves[0]["to"][0] == pytest.approx(x - 2.0, abs=0.1)
+    text = next(e.text() for e in events if e.kind == "move")
+    assert text == f'(move) {moves[0]["model"]} of {moves[0]["unit"]} moved {moves[0]["length_in"]:.2f}"', text

@@ -1,4 +1,9 @@
-"""``tablesight watch``: the head-less referee. Frames in, rulings out as they change."""
+"""``tablesight watch``: the head-less referee. Frames in, rulings out as they change.
+
+The first settled frame after the set-up is the deployment: its models' ids are the game's, and every
+later frame is matched to them (``IdentifiedScenes``). Moves are printed as they are recorded, and what
+the tracker cannot reconcile (a model not seen, a piece nobody accounts for, two models that could be
+each other) is printed as a desync, asking the players to confirm or correct."""
 
 from __future__ import annotations
 
@@ -12,19 +17,24 @@ from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from vision.analyze import analyze, make_detector
 from vision.detect_classical import Reference
+from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.sources import FrameSource, ResilientSource
 
 
 @dataclass
 class Event:
-    kind: str  # "status", "ruling", "desync"
+    kind: str  # "status", "ruling", "move", "desync"
     payload: dict[str, Any]
 
     def text(self) -> str:
         if self.kind == "ruling":
             p = self.payload
             return f"[{p['verdict'].upper():>9}] {p['question']} - {'; '.join(p['reasons'])}"
+        if self.kind == "move":
+            p = self.payload
+            guess = " (estimated: not seen there)" if p.get("estimated") else ""
+            return f'(move) {p["model"]} of {p["unit"]} moved {p["length_in"]:.2f}"{guess}'
         return f"({self.kind}) {self.payload.get('message', '')}"
 
     def json_line(self) -> str:
@@ -55,6 +65,11 @@ def watch(
     gate = MotionGate()
     detector = make_detector("auto")
     reference: Reference | None = None
+    identified = IdentifiedScenes()
+    # The moves already printed, by id (held here, so no later entry can take an id over): the tracker may
+    # take wrong moves back out of its history and make them again, so a count of entries would not do.
+    printed: dict[int, dict[str, Any]] = {}
+    last_desync = ""
     last: dict[str, str] = {}
     last_message = ""
     stale_run = 0
@@ -87,8 +102,21 @@ def watch(
         if decision.state != "settled":
             continue
         result = analyze(status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector)
+        found, update = identified.identify(result.scene)
+        if update is not None and identified.tracker is not None:
+            for entry in identified.tracker.history:
+                if entry.get("event") == "move" and id(entry) not in printed:
+                    printed[id(entry)] = entry
+                    yield Event("move", {k: v for k, v in entry.items() if k != "event"})
+            desync = "; ".join(update.messages)
+            if desync != last_desync:
+                if desync:
+                    yield Event("desync", {"message": desync})
+                else:
+                    yield Event("status", {"message": "every model accounted for again", "stale": False})
+                last_desync = desync
         try:
-            scene = Scene.from_dict(result.scene, "live")
+            scene = Scene.from_dict(found, "live")
         except SceneError as error:
             yield Event("desync", {"message": f"the frame could not be turned into a scene: {error}"})
             continue

@@ -1,0 +1,61 @@
+"""Analysed scenes with the ids of the first one kept: what the page's camera feed and ``watch`` show.
+
+Each settled frame is analysed on its own, and its models get fresh ids. The
+first analysed scene (the deployment) fixes the ids; every later one is matched
+to the models already known by ``IdentityTracker``, so ids, units and the
+players' corrections (which name them) stay put from frame to frame.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from vision.live.tracker import IdentityTracker, TrackUpdate
+
+
+@dataclass
+class IdentifiedScenes:
+    tracker: IdentityTracker | None = None
+    first: dict[str, Any] | None = field(default=None, repr=False)  # the deployment: its ids are the game's
+
+    def identify(self, scene: dict[str, Any]) -> tuple[dict[str, Any], TrackUpdate | None]:
+        """``scene`` (just analysed) with the known ids; None for the update at the first (deployment) scene.
+
+        New pieces get new ids (``new1``, ...). A model not seen after its unit moved is shown where the
+        unit's move put it, with that guess's uncertainty added to its ``sigma_in``; other vanished ones are
+        left out (the update's messages ask the players about them)."""
+        if self.tracker is None or self.first is None:
+            self.first = copy.deepcopy(scene)
+            self.tracker = IdentityTracker.from_scene(scene)
+            return scene, None
+        player_of = {u["id"]: u["player"] for u in scene["units"]}
+        detections = [
+            {"x": m["x"], "y": m["y"], "base": str(m["base"]), "player": player_of[m["unit"]], "raw": m}
+            for m in scene["models"]
+        ]
+        update = self.tracker.update(detections)
+        out = copy.deepcopy(self.first)
+        by_id = {m["id"]: m for m in out["models"]}
+        models = []
+        for tracked in self.tracker.models.values():
+            if tracked.id in update.vanished and tracked.sigma_in == 0.0:
+                continue  # gone, with nothing to say where: the players are asked
+            model = by_id[tracked.id]
+            model["x"], model["y"] = tracked.x, tracked.y
+            if tracked.sigma_in:  # not seen after its unit moved: shown where that move put it, and how unsure
+                model["sigma_in"] = round(math.hypot(float(model.get("sigma_in", 0.0)), tracked.sigma_in), 4)
+            models.append(model)
+        for k, j in enumerate(update.unexplained):
+            raw = dict(detections[j]["raw"])
+            raw["id"] = f"new{k + 1}"
+            if raw["unit"] not in {u["id"] for u in out["units"]}:
+                unit = next(u for u in scene["units"] if u["id"] == raw["unit"])
+                out["units"].append(unit)
+                if unit["player"] not in {p["id"] for p in out["players"]}:
+                    out["players"].append({"id": unit["player"]})
+            models.append(raw)
+        out["models"] = models
+        return out, update

@@ -104,7 +104,11 @@ class CameraFeed:
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
-        return self._identify(result.scene), self._status(calib.message, calib.hidden, calib.stale)
+        scene, update = self.identified.identify(result.scene)
+        message = calib.message
+        if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
+            message = f"{message}; " + "; ".join(update.messages)
+        return scene, self._status(message, calib.hidden, calib.stale)
 
     def _identify(self, scene: dict[str, Any]) -> dict[str, Any]:
         """Keep the ids of the first settled frame (``IdentifiedScenes.identify``)."""

@@ -45,11 +45,12 @@ def test_set_up_then_models_found_and_ids_kept_when_one_is_picked_up() -> None:
     scene, status = feed.next()
     assert scene is None and "set up" in status.message
     assert status.markers_seen == tuple(sorted(m.id for m in feed.layout.markers)) and status.markers_hidden == ()
-    scenes = []
+    scenes, statuses = [], []
     for _ in range(10):
         scene, status = feed.next()
         if scene is not None:
             scenes.append(scene)
+            statuses.append(status)
     assert len(scenes) == 2, "one analysis per settled change: the deployed table, then the lifted model"
     first, later = scenes
     truth = table.scene["models"]
@@ -64,6 +65,7 @@ def test_set_up_then_models_found_and_ids_kept_when_one_is_picked_up() -> None:
     gone = [i for i in before if i not in after]
     # The id that went is the one the feed had given to the lifted model (the piece nearest its place).
     assert gone[0] == min(before, key=lambda i: math.hypot(before[i][0] - 19.301, before[i][1] - 14.733))
+    assert f"not seen: {gone[0]}" in statuses[1].message  # and the page says so, asking the players
     for ident, (x, y) in after.items():  # every other model keeps its id and its place
         assert ident in before and math.hypot(x - before[ident][0], y - before[ident][1]) < 0.1
     scene, status = feed.next()  # the source has run dry: stale, no crash

@@ -397,7 +397,10 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
         reports.append(report)
         b = report["bases"]
         lines += [
-            f"[{report['detector']}] {report['images']} images",
+            f"[{report['detector']}] {report['images']} images; lens: "
+            + (
+                report["lens"] or "none (no lens.json there: intrinsics estimated from the markers, distortion left in)"
+            ),
             f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
             f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}",
             *(

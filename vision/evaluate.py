@@ -198,6 +198,9 @@ def evaluate(
     return {
         "detector": type(chosen).__name__.removesuffix("Detector").lower(),
         "images": len(rows),
+        # Renders come with the camera's lens (lens.json); without it the intrinsics are estimated from the
+        # markers and the lens's distortion is not taken out, and every figure is worse for it.
+        "lens": str(lens_file) if lens is not None else None,
         "bases": {
             "recall": ratio(totals["bases_matched"], totals["bases_true"]),
             # of the bases whose rim the camera sees at least SEEN_RIM_SHARE of (NaN for older renders)

@@ -29,6 +29,7 @@ def test_eval_vision_counts_against_the_truth(tmp_path: Path) -> None:
     rows = list(csv.DictReader((tmp_path / "rows.csv").read_text(encoding="utf-8").splitlines()))
     truths = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(tmp_path.glob("*.truth.json"))]
     assert len(rows) == report["images"] == 2
+    assert report["lens"] == str(tmp_path / "lens.json")  # the renders' lens, said so in the report
     assert [int(r["bases_true"]) for r in rows] == [len(t["scene"]["models"]) for t in truths]
     seen = sum(v >= SEEN_RIM_SHARE for t in truths for v in t["rim_visible"].values())
     assert report["bases"]["seen"] == sum(int(r["bases_seen"]) for r in rows) == seen > 0

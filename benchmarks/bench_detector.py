@@ -71,14 +71,12 @@ def bench(game: str) -> tuple[str, np.ndarray, float]:
 def compare_runtimes(game: str, blob: np.ndarray, net: float) -> None:
     """The same network through onnxruntime, OpenVINO and torch, against its cv2.dnn time."""
     print(f"{game}: the network alone, each runtime (cv2.dnn: {net:.0f} ms)")
-    try:
-        import onnxruntime  # noqa: F401  (only to say whether it is installed)
-
-        session = onnxruntime_session(DEFAULT_MODEL, True, RuntimeError)  # as the product makes it
+    session = onnxruntime_session(DEFAULT_MODEL, False, RuntimeError)  # as the product makes it; None: not installed
+    if session is not None:
         name = session.get_inputs()[0].name
         t = median_ms(lambda: session.run(None, {name: blob}), 7)
         print(f"  network only, onnxruntime: {t:.0f} ms (x{net / t:.2f} of cv2.dnn's speed)")
-    except ImportError:
+    else:
         print("  onnxruntime: not installed (pip install -e '.[train]')")
     try:
         import openvino as ov

@@ -110,10 +110,6 @@ class CameraFeed:
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale)
 
-    def _identify(self, scene: dict[str, Any]) -> dict[str, Any]:
-        """Keep the ids of the first settled frame (``IdentifiedScenes.identify``)."""
-        return self.identified.identify(scene)[0]
-
     def empty_scene(self) -> dict[str, Any]:
         return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)
 

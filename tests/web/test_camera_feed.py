@@ -112,10 +112,10 @@ def test_a_model_hidden_after_its_unit_moved_stays_on_the_page_where_the_move_pu
         }
 
     deployed = [("a", 5.0, 5.0), ("a", 7.0, 5.0), ("a", 9.0, 5.0), ("b", 15.0, 15.0)]
-    feed._identify(analysed(deployed))
-    moved = feed._identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0), ("b", 15.0, 15.0)]))
+    feed.identified.identify(analysed(deployed))
+    moved, _ = feed.identified.identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0), ("b", 15.0, 15.0)]))
     shown = {m["id"]: m for m in moved["models"]}
     assert (shown["m2"]["x"], shown["m2"]["y"]) == (9.0, 8.0)
     assert shown["m2"]["sigma_in"] > 0.45 and shown["m0"]["sigma_in"] == 0.02
-    picked_up = feed._identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0)]))
+    picked_up, _ = feed.identified.identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0)]))
     assert "m3" not in {m["id"] for m in picked_up["models"]}

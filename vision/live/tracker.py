@@ -260,12 +260,12 @@ class IdentityTracker:
         ids = [mid for mid in start if mid in matched]
         if len(ids) < 2:
             return {}
-        still_lost = [mid for mid in start if mid not in matched]  # not seen now, or placed by the wrong guess
+        unseen = [mid for mid in start if mid not in matched]  # not seen now, or placed by the wrong guess
         before = [
             Tracked(
                 **{**vars(self.models[mid]), "x": start[mid][0], "y": start[mid][1], "lost": False, "guessed": False}
             )
-            for mid in ids + still_lost
+            for mid in ids + unseen
         ]
         held_now = [matched[mid] for mid in ids]
         free = held_now + [j for j in range(len(detections)) if j not in used]
@@ -287,7 +287,7 @@ class IdentityTracker:
                 uncertain.append(mid)
         starts[unit] = start
         guesses = {}
-        for mid in still_lost:
+        for mid in unseen:
             if mid not in assignment:  # its guessed move went out with the wrong ones: guessed again
                 self.guessed_moves.pop(mid, None)
                 m = self.models[mid]

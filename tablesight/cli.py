@@ -358,7 +358,7 @@ def _terrain_file(path: str) -> list[dict[str, Any]]:
 def cmd_render_tables(args: argparse.Namespace) -> int:
     from vision.evaluate import render_dataset
 
-    written = render_dataset(args.out, args.count, args.seed, style=args.style)
+    written = render_dataset(args.out, args.count, args.seed, style=args.style, figures=args.figures)
     _emit(
         args,
         {"out": args.out, "images": [str(p) for p in written]},
@@ -498,6 +498,7 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         ship=args.ship,
         log=lambda line: print(line, file=sys.stderr),
         ovals=args.ovals,
+        figures=args.figures,
     )
     _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
     return 0
@@ -823,6 +824,12 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument(
         "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
     )
+    rt.add_argument(
+        "--figures",
+        choices=["blob", "varied"],
+        default="blob",
+        help="varied: slim figures to blobs, some reaching out (blob: each covers most of its base's top)",
+    )
     rt.set_defaults(run=cmd_render_tables)
 
     pr = add(
@@ -876,6 +883,12 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--epochs", type=int, default=20)
     tr.add_argument("--ship", action="store_true", help="install the result as the shipped refiner")
     tr.add_argument("--ovals", action="store_true", help="the oval refiner (size, centre, facing), on the same tables")
+    tr.add_argument(
+        "--figures",
+        choices=["blob", "varied"],
+        default="varied",
+        help="how the training tables' figures stand (varied: slim figures to blobs; tables-SEED-varied/)",
+    )
     tr.set_defaults(run=cmd_train_refiner)
 
     tc = add("train-card-finder", "render Flux tables, train the oriented-box card finder, export ONNX (train extra)")

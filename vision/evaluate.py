@@ -40,8 +40,10 @@ def render_dataset(
     seed: int = 0,
     games: tuple[str, ...] = ("focal-point", "grinding-annihilation"),
     style: str = "standard",
+    figures: str = "blob",
 ) -> list[Path]:
-    """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out."""
+    """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out.
+    ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES)."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
@@ -50,7 +52,7 @@ def render_dataset(
     lens.save(root / "lens.json")
     for k in range(count):
         game = games[k % len(games)]
-        table = render_table(seed + k, game, style=style)
+        table = render_table(seed + k, game, style=style, figures=figures)
         stem = root / f"{seed + k:05d}"
         cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])

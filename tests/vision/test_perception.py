@@ -153,6 +153,26 @@ def test_moving_one_model_changes_only_that_model_in_the_photo() -> None:
     assert near.max() < 2.5 * px_per_in  # within the figure's height and shadow of either place
 
 
+def test_varied_figures_change_only_the_figures_and_leave_more_of_each_base_in_view() -> None:
+    """Issue 5, the photoreal slice: path-traced figures are slim and leave the base top and rim in view, so
+    training tables can draw figures from slim to blob ('varied'); the plan, the truth and the empty table stay."""
+    blob = render_table(12, "focal-point", hard="crowded")
+    varied = render_table(12, "focal-point", hard="crowded", figures="varied")
+    assert varied.scene == blob.scene and np.array_equal(varied.empty, blob.empty)
+    changed = np.abs(blob.image.astype(int) - varied.image.astype(int)).max(axis=2) > 40
+    ys, xs = np.nonzero(changed)
+    assert len(xs) > 500
+    models = blob.scene["models"]
+    feet = blob.camera.project(np.array([[m["x"], m["y"], 0.0] for m in models]))
+    px_per_in = float(np.linalg.norm(np.subtract(*blob.camera.project(np.array([[0, 0, 0.0], [1, 0, 0.0]])))))
+    near = np.min(np.hypot(xs[:, None] - feet[None, :, 0], ys[:, None] - feet[None, :, 1]), axis=1)
+    assert near.max() < 3.0 * px_per_in  # a figure, its lean and its weapon: never anywhere else
+    shown_blob, shown_varied = np.mean(list(blob.rim_visible.values())), np.mean(list(varied.rim_visible.values()))
+    assert shown_varied > shown_blob
+    with pytest.raises(ValueError, match="figures 'tiny'"):
+        render_table(12, figures="tiny")
+
+
 def test_an_ovals_rim_samples_follow_its_facing() -> None:
     """``rim_sample`` with an oval's two semi-axes and facing: its middle ring (1.0 times the outline) lies on
     the drawn rim all round; sampled a quarter-turn off, most of it falls inside or outside."""

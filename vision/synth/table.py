@@ -33,6 +33,10 @@ Image = npt.NDArray[np.uint8]
 TEAM_COLOURS_BGR = [(40, 40, 200), (200, 90, 30), (40, 170, 40), (30, 200, 220), (160, 40, 160), (230, 230, 230)]
 # A style never trained on (to measure adaptation): flagstone mats and other team colours.
 STYLES = ("standard", "flagstone")
+# How figures stand on their bases: 'blob' (a body covering most of the base top, as every render before session
+# 25) or 'varied' (from slim figures that leave the plain top and thin rim in view, as the path tracer draws them,
+# to blobs; some with a weapon or a limb reaching out).
+FIGURE_STYLES = ("blob", "varied")
 HELD_OUT_TEAM_COLOURS_BGR = [(0, 130, 255), (190, 170, 255), (140, 140, 0), (50, 50, 50), (120, 200, 150)]
 GAMES = {
     "focal-point": (24.0, 24.0),
@@ -375,14 +379,18 @@ def render_table(
     style: str = "standard",
     lifted: frozenset[str] = frozenset(),
     hand_at: tuple[float, float] | None = None,
+    figures: str = "blob",
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
     ``models_at``: model id -> (x, y) inches, to move models on the same seeded table (a scripted game).
     ``style``: 'standard' (what the detector is trained on) or 'flagstone' (held out: other mats, colours).
-    ``lifted``: models in a player's hand (not on the table); ``hand_at``: a hand over the table there."""
+    ``lifted``: models in a player's hand (not on the table); ``hand_at``: a hand over the table there.
+    ``figures``: 'blob' or 'varied' (``FIGURE_STYLES``)."""
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
+    if figures not in FIGURE_STYLES:
+        raise ValueError(f"figures {figures!r}: expected one of {', '.join(FIGURE_STYLES)}")
     rng = np.random.default_rng(seed)
     plan = plan_table(rng, game, hard, style)
     table, tags, team = plan.table, plan.tags, plan.team
@@ -486,7 +494,9 @@ def render_table(
         if kind == "terrain":
             _draw_walls(photo, empty, camera, terrain[k], own)
         else:
-            _draw_miniature(photo, camera, models[k], own, solids[models[k]["id"]].height_in)
+            # Varied figures draw their shape from a stream of their own, so 'blob' renders stay as they were.
+            shape = _figure_shape(np.random.default_rng([seed, 5, index_of[kind][k]])) if figures == "varied" else None
+            _draw_miniature(photo, camera, models[k], own, solids[models[k]["id"]].height_in, shape)
     random_hand = hard == "occluded" or rng.uniform() < 0.1
     if hand_at is not None:
         _draw_hand(photo, camera, table, np.random.default_rng([seed, 3]), hand_at)
@@ -632,21 +642,47 @@ def _draw_walls(photo: Image, empty: Image, camera: Camera, piece: dict[str, Any
         )
 
 
+@dataclass(frozen=True)
+class FigureShape:
+    """How a figure differs from the blob: its width (a share of the blob's), and a limb or weapon reaching out."""
+
+    width: float
+    reach_in: float = 0.0  # 0: none
+    reach_deg: float = 0.0
+    reach_rgb: tuple[float, float, float] = (200.0, 200.0, 200.0)
+
+
+def _figure_shape(rng: np.random.Generator) -> FigureShape:
+    # A third as wide as the blob up to the blob itself; half of them reach out past their base.
+    width = 1.0 if rng.uniform() < 0.3 else float(rng.uniform(0.3, 0.9))
+    if rng.uniform() < 0.5:
+        grey = float(rng.uniform(60, 230))
+        return FigureShape(width, float(rng.uniform(0.3, 0.9)), float(rng.uniform(0, 360)), (grey, grey, grey))
+    return FigureShape(width)
+
+
 def _draw_miniature(
-    photo: Image, camera: Camera, m: dict[str, Any], rng: np.random.Generator, base_height_in: float = BASE_HEIGHT_IN
+    photo: Image,
+    camera: Camera,
+    m: dict[str, Any],
+    rng: np.random.Generator,
+    base_height_in: float = BASE_HEIGHT_IN,
+    shape: FigureShape | None = None,
 ) -> None:
-    """A painted figure: a tapering body standing on the base, leaning and overhanging a little."""
+    """A painted figure: a tapering body standing on the base, leaning and overhanging a little
+    (``shape``: slimmer, and reaching out; None: the blob)."""
     a, b = base_semi_axes_in(m["base"])
     z0 = m["z"] + base_height_in
     height = m["height_in"]
     lean = rng.normal(0, 0.12, 2) * a
     colour = np.array(_hsv_to_bgr(rng.uniform(0, 180), rng.uniform(60, 200), rng.uniform(60, 200)), float)
     f = math.radians(m["facing_deg"])
+    width = 1.0 if shape is None else shape.width
     levels = np.linspace(0, 1, 7)
     rings = []
     for s in levels:
         # Feet inside the base; a body a little wider than the base at the shoulders; a small head.
-        w = (0.55 + 0.55 * math.sin(math.pi * min(s * 1.15, 1.0))) * (0.55 if s > 0.85 else 1.0)
+        w = (0.55 + 0.55 * math.sin(math.pi * min(s * 1.15, 1.0))) * (0.55 if s > 0.85 else 1.0) * width
         ang = np.linspace(0, 2 * np.pi, 20, endpoint=False)
         ra, rb = a * w * 0.7, b * w * 0.7
         x = m["x"] + lean[0] * s + ra * np.cos(ang) * math.cos(f) - rb * np.sin(ang) * math.sin(f)
@@ -661,6 +697,23 @@ def _draw_miniature(
             tuple(float(v) for v in np.clip(colour * shade, 0, 255)),
             cv2.LINE_AA,
             shift=3,
+        )
+    if shape is not None and shape.reach_in > 0:
+        # A spear, a sword or an arm: a thin line from the shoulders outward and a little down.
+        s = 0.7
+        t = math.radians(shape.reach_deg)
+        start = [m["x"] + lean[0] * s, m["y"] + lean[1] * s, -(z0 + s * height)]
+        end = [start[0] + shape.reach_in * math.cos(t), start[1] + shape.reach_in * math.sin(t), start[2] + 0.15]
+        ends = camera.project(np.array([start, end]))
+        thick_px = max(1, int(round(0.05 * float(np.linalg.norm(ends[1] - ends[0])) / max(shape.reach_in, 1e-6))))
+        cv2.line(
+            photo,
+            tuple(int(v) for v in np.round(ends[0] * 8)),
+            tuple(int(v) for v in np.round(ends[1] * 8)),
+            shape.reach_rgb,
+            thick_px,
+            cv2.LINE_AA,
+            3,
         )
 
 

@@ -194,8 +194,9 @@ def train_base_refiner(
     workers: int = 2,
     log: Any = print,
     ovals: bool = False,
+    figures: str = "varied",
 ) -> dict[str, Any]:
-    """Render each set of tables (once), cut the refiner's samples from each (once), train it with torch on
+    """Render each set of tables (once, with ``figures`` as render_table draws them), cut the refiner's samples from each (once), train it with torch on
     them all, export ONNX and its card; ``ship`` installs it as ``vision/models/base-refiner.onnx``.
     ``ovals``: the same for the oval refiner (``vision/models/oval-refiner.onnx``), on the same tables."""
     from vision.evaluate import render_dataset
@@ -203,10 +204,11 @@ def train_base_refiner(
     root = Path(out).resolve()
     parts, described = [], []
     for index, (seed, tables, games) in enumerate(sets):
-        table_dir = root / f"tables-{seed}"
+        suffix = "" if figures == "blob" else f"-{figures}"
+        table_dir = root / f"tables-{seed}{suffix}"
         if len(list(table_dir.glob("*[0-9].jpg"))) < tables:
-            render_dataset(table_dir, tables, seed, games=games)
-        samples = root / f"samples-{'ovals-' if ovals else ''}{seed}.npz"
+            render_dataset(table_dir, tables, seed, games=games, figures=figures)
+        samples = root / f"samples-{'ovals-' if ovals else ''}{seed}{suffix}.npz"
         summary_file = samples.with_suffix(".json")
         if not samples.exists():
             summary = _build_refiner_samples(ovals, table_dir, samples, workers, index)
@@ -219,6 +221,7 @@ def train_base_refiner(
         "samples": sum(d["samples"] for d in described),
         # What the renderer drew (session 22): the crops' targets are the tops' places, not the feet's.
         "bases": "solids 0.12-0.19 in tall, tops inset 2-14 %; centres are the tops' at BASE_HEIGHT_IN (0.15 in)",
+        "figures": figures,
     }
     if not ovals:
         data["positives"] = sum(d["positives"] for d in described)

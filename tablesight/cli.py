@@ -468,6 +468,7 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
         args.resume,
         ship=args.ship,
         weights=args.weights,
+        figures=args.figures,
         **tuning,
     )
     _emit(args, result, f"model {result['onnx']} (card {result['card']})")
@@ -867,6 +868,12 @@ def build_parser() -> argparse.ArgumentParser:
     td.add_argument("--lr0", type=float, default=None, help="AdamW learning rate when fine-tuning (--from; 0.002)")
     td.add_argument(
         "--games", default=None, help="comma list of the games whose tables are rendered (default: all four)"
+    )
+    td.add_argument(
+        "--figures",
+        choices=["blob", "varied"],
+        default="blob",
+        help="how the tables' figures stand (varied: slim figures to blobs, as the path tracer draws them)",
     )
     td.set_defaults(run=cmd_train_detector)
 

@@ -75,8 +75,10 @@ def train_detector(
     weights: str | Path | None = None,
     lr0: float = FINE_TUNE_LR0,
     games: tuple[str, ...] = TRAINING_GAMES,
+    figures: str = "blob",
 ) -> dict[str, Any]:
-    """Render data (once), train from scratch (or resume), export ONNX, write the card; ``ship`` installs it.
+    """Render data (once, ``figures`` as render_table draws them), train from scratch (or resume), export ONNX,
+    write the card; ``ship`` installs it.
     ``weights``: fine-tune these (a trained ``.pt``, e.g. the shipped model) on the new tables instead:
     AdamW at ``lr0`` with a cosine decay, so a few epochs on fresh tables improve it without undoing it."""
     root = Path(out).resolve()
@@ -85,7 +87,7 @@ def train_detector(
     if summary_file.exists():
         data = json.loads(summary_file.read_text(encoding="utf-8"))
     else:
-        data = export_dataset(data_dir, tables, seed, games=games, workers=workers)
+        data = export_dataset(data_dir, tables, seed, games=games, workers=workers, figures=figures)
     settings: dict[str, Any] = {
         "epochs": epochs,
         "imgsz": imgsz,

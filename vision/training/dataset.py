@@ -97,13 +97,13 @@ def write_data_yaml(root: Path, val_split: str) -> Path:
     return path
 
 
-def _export_one(args: tuple[int, str, str, str]) -> int:
-    seed, game, out_dir, lens_path = args
+def _export_one(args: tuple[int, str, str, str, str]) -> int:
+    seed, game, out_dir, lens_path, figures = args
     done = sorted((Path(out_dir) / "labels").glob(f"{seed:06d}_*.txt"))
     if done:  # exported by an earlier, interrupted run
         return len(done)
     lens = LensModel.load(lens_path)
-    table = render_table(seed, game)
+    table = render_table(seed, game, figures=figures)
     try:
         frame = calibrate(table.empty, table.layout, lens)
     except CalibrationError:
@@ -126,8 +126,10 @@ def export_dataset(
     val_fraction: float = 0.1,
     games: tuple[str, ...] = ("focal-point", "grinding-annihilation", "miniature-skirmish"),
     workers: int = 2,
+    figures: str = "blob",
 ) -> dict[str, Any]:
-    """Render ``tables`` seeded tables into a YOLO dataset (train/ and val/ split by table) with data.yaml."""
+    """Render ``tables`` seeded tables into a YOLO dataset (train/ and val/ split by table) with data.yaml
+    (``figures``: how figures stand on their bases, render_table's 'blob' or 'varied')."""
     root = Path(out).resolve()
     lens_path = root / "lens.json"
     root.mkdir(parents=True, exist_ok=True)
@@ -138,7 +140,7 @@ def export_dataset(
         split = "val" if k < n_val else "train"
         for sub in ("images", "labels"):
             (root / split / sub).mkdir(parents=True, exist_ok=True)
-        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path)))
+        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path), figures))
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         counts = list(pool.map(_export_one, jobs))
     if n_val == 0:  # one table: validate on what we train on (smoke runs only)
@@ -148,6 +150,7 @@ def export_dataset(
         "tables": tables,
         "seed": seed,
         "games": list(games),
+        "figures": figures,
         "tiles": sum(counts),
         "val_tables": n_val,
         "px_per_in": DETECT_PX_PER_IN,

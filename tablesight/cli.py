@@ -358,7 +358,7 @@ def _terrain_file(path: str) -> list[dict[str, Any]]:
 def cmd_render_tables(args: argparse.Namespace) -> int:
     from vision.evaluate import render_dataset
 
-    written = render_dataset(args.out, args.count, args.seed, style=args.style, figures=args.figures)
+    written = render_dataset(args.out, args.count, args.seed, style=args.style, figures=args.figures, trees=args.trees)
     _emit(
         args,
         {"out": args.out, "images": [str(p) for p in written]},
@@ -469,6 +469,7 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
         ship=args.ship,
         weights=args.weights,
         figures=args.figures,
+        trees=args.trees,
         **tuning,
     )
     _emit(args, result, f"model {result['onnx']} (card {result['card']})")
@@ -831,6 +832,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="blob",
         help="varied: slim figures to blobs, some reaching out (blob: each covers most of its base's top)",
     )
+    rt.add_argument("--trees", action="store_true", help="woods carry trees (else they are flat)")
     rt.set_defaults(run=cmd_render_tables)
 
     pr = add(
@@ -875,6 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="blob",
         help="how the tables' figures stand (varied: slim figures to blobs, as the path tracer draws them)",
     )
+    td.add_argument("--trees", action="store_true", help="the tables' woods carry trees (else they are flat)")
     td.set_defaults(run=cmd_train_detector)
 
     tr = add(

@@ -41,9 +41,11 @@ def render_dataset(
     games: tuple[str, ...] = ("focal-point", "grinding-annihilation"),
     style: str = "standard",
     figures: str = "blob",
+    trees: bool = False,
 ) -> list[Path]:
     """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out.
-    ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES)."""
+    ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES);
+    ``trees``: woods carry trees."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
@@ -52,7 +54,7 @@ def render_dataset(
     lens.save(root / "lens.json")
     for k in range(count):
         game = games[k % len(games)]
-        table = render_table(seed + k, game, style=style, figures=figures)
+        table = render_table(seed + k, game, style=style, figures=figures, trees=trees)
         stem = root / f"{seed + k:05d}"
         cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])

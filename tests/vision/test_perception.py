@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+import shapely
 
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError
@@ -171,6 +172,25 @@ def test_varied_figures_change_only_the_figures_and_leave_more_of_each_base_in_v
     assert shown_varied > shown_blob
     with pytest.raises(ValueError, match="figures 'tiny'"):
         render_table(12, figures="tiny")
+
+
+def test_trees_stand_in_the_woods_of_the_photo_and_of_the_empty_table() -> None:
+    """Issue 5 item 1 asks for trees: the path tracer's woods carry them, and bases seen there were confused with
+    canopies; with ``trees`` the flat renderer draws them too (the empty reference has them: terrain is set up
+    before the models)."""
+    flat = render_table(5000, "focal-point")
+    wooded = render_table(5000, "focal-point", trees=True)
+    assert wooded.scene == flat.scene
+    woods = [shapely.Polygon(t["polygon"]) for t in flat.scene["terrain"] if t["kind"] == "woods"]
+    assert woods
+    near_woods = np.zeros(flat.image.shape[:2], np.uint8)
+    for w in woods:  # a tree leans in the photo by up to its height (4"), its shadow falls half that
+        ring = np.asarray(w.buffer(4.0).exterior.coords)
+        cv2.fillPoly(near_woods, [np.round(flat.camera.project(np.c_[ring, np.zeros(len(ring))])).astype(np.int32)], 1)
+    for a, b in ((flat.image, wooded.image), (flat.empty, wooded.empty)):
+        changed = np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 40
+        assert changed.sum() > 1000
+        assert not (changed & (near_woods == 0)).any()
 
 
 def test_an_ovals_rim_samples_follow_its_facing() -> None:

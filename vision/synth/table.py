@@ -380,13 +380,15 @@ def render_table(
     lifted: frozenset[str] = frozenset(),
     hand_at: tuple[float, float] | None = None,
     figures: str = "blob",
+    trees: bool = False,
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
     ``models_at``: model id -> (x, y) inches, to move models on the same seeded table (a scripted game).
     ``style``: 'standard' (what the detector is trained on) or 'flagstone' (held out: other mats, colours).
     ``lifted``: models in a player's hand (not on the table); ``hand_at``: a hand over the table there.
-    ``figures``: 'blob' or 'varied' (``FIGURE_STYLES``)."""
+    ``figures``: 'blob' or 'varied' (``FIGURE_STYLES``); ``trees``: woods carry trees (cones, as the path tracer
+    draws them), in the photo and the empty table alike (False: woods are flat, as before session 25)."""
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     if figures not in FIGURE_STYLES:
@@ -410,6 +412,12 @@ def render_table(
     stream_of = {m["id"]: k for k, m in enumerate(models)}  # fixed before any model is lifted
     models = [m for m in models if m["id"] not in lifted]  # in a player's hand, off the table
 
+    # Trees from streams of their own, so renders without them stay as they were.
+    woods_trees = {
+        k: _place_trees(t, np.random.default_rng([seed, 6, k])) if trees and t["kind"] == "woods" else []
+        for k, t in enumerate(terrain)
+    }
+
     # ---- the flat layer ----
     tex = np.full((h_px, w_px, 3), 35, np.float32)
     mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark, style, ppi)
@@ -420,10 +428,21 @@ def render_table(
     shadow_dir = rng.normal(0, 1, 2)
     shadow_dir /= np.linalg.norm(shadow_dir)
     shadow = np.zeros((h_px, w_px), np.float32)
-    for t in terrain:
+    for k_t, t in enumerate(terrain):
         poly = shapely.Polygon(t["polygon"])
         off = shapely.affinity.translate(poly, *(shadow_dir * min(t["height_in"], 3.0) * 0.5))
         cv2.fillPoly(shadow, [_poly_px(off, ppi, border)], 0.35, cv2.LINE_AA, shift=3)
+        for tree in woods_trees[k_t]:
+            spot = np.array([tree.x_in, tree.y_in]) + shadow_dir * tree.height_in * 0.5
+            cv2.circle(
+                shadow,
+                _tex8(float(spot[0]), float(spot[1]), ppi, border),
+                int(tree.radius_in * ppi * 8),
+                0.35,
+                -1,
+                cv2.LINE_AA,
+                3,
+            )
     shadow = cv2.GaussianBlur(shadow, (0, 0), 0.15 * ppi)
     tex *= (1 - shadow)[..., None]
     # The models' shadows fall after the empty-table reference is taken (it has no models).
@@ -486,10 +505,17 @@ def render_table(
             items.append((float(np.hypot(*(np.mean(t["polygon"], axis=0) - C[:2]))), "terrain", k))
     for k, m in enumerate(models):
         items.append((float(np.hypot(m["x"] - C[0], m["y"] - C[1])), "model", k))
+    standing_trees = [(tree, terrain[k]) for k in woods_trees for tree in woods_trees[k]]
+    for k, (tree, _) in enumerate(standing_trees):
+        items.append((float(np.hypot(tree.x_in - C[0], tree.y_in - C[1])), "tree", k))
     index_of = {"terrain": list(range(len(terrain))), "model": [stream_of[m["id"]] for m in models]}
     items.sort(key=lambda it: -it[0])
     for _, kind, k in items:
         # Each piece draws from its own random stream: moving one model changes only that model.
+        if kind == "tree":
+            tree, piece = standing_trees[k]
+            _draw_tree(photo, empty, camera, tree, piece["height_in"])
+            continue
         own = np.random.default_rng([seed, 1 if kind == "terrain" else 2, index_of[kind][k]])
         if kind == "terrain":
             _draw_walls(photo, empty, camera, terrain[k], own)
@@ -640,6 +666,55 @@ def _draw_walls(photo: Image, empty: Image, camera: Camera, piece: dict[str, Any
         cv2.fillPoly(
             img, [np.round(top * 8).astype(np.int32)], tuple(float(v) for v in colour * 1.1), cv2.LINE_AA, shift=3
         )
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A tree of a wood: where its trunk stands, its height and its canopy's radius (inches), its leaves' colour."""
+
+    x_in: float
+    y_in: float
+    height_in: float
+    radius_in: float
+    leaves_bgr: tuple[int, int, int]
+
+
+def _place_trees(piece: dict[str, Any], rng: np.random.Generator) -> list[Tree]:
+    """As many trees as the path tracer puts on a wood (one per 5 square inches, at least 2), inside it."""
+    poly = shapely.Polygon(piece["polygon"])
+    lo_x, lo_y, hi_x, hi_y = poly.bounds
+    leaves = _hsv_to_bgr(rng.uniform(35, 75), rng.uniform(80, 200), rng.uniform(40, 110))
+    out: list[Tree] = []
+    for _ in range(200):
+        if len(out) >= max(2, int(poly.area / 5)):
+            break
+        x, y = float(rng.uniform(lo_x, hi_x)), float(rng.uniform(lo_y, hi_y))
+        if poly.contains(shapely.Point(x, y).buffer(0.4)):
+            out.append(Tree(x, y, float(rng.uniform(2.0, 4.0)), float(rng.uniform(0.6, 1.1)), leaves))
+    return out
+
+
+def _draw_tree(photo: Image, empty: Image, camera: Camera, tree: Tree, ground_in: float) -> None:
+    """A conifer's canopy seen from above: a cone from 30 % of its height to its tip, darker low down."""
+    levels = np.linspace(0, 1, 6)
+    ang = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    rings = []
+    for s in levels:
+        r = tree.radius_in * (1 - s) + 0.05 * s
+        z = ground_in + tree.height_in * (0.3 + 0.7 * s)
+        rings.append(camera.project(np.c_[tree.x_in + r * np.cos(ang), tree.y_in + r * np.sin(ang), np.full(24, -z)]))
+    colour = np.array(tree.leaves_bgr, float)
+    for img in (photo, empty):
+        for k in range(len(rings) - 1):
+            hull = cv2.convexHull(np.concatenate([rings[k], rings[k + 1]]).astype(np.float32))
+            shade = 0.7 + 0.5 * levels[k]
+            cv2.fillPoly(
+                img,
+                [np.round(hull.reshape(-1, 2) * 8).astype(np.int32)],
+                tuple(float(v) for v in np.clip(colour * shade, 0, 255)),
+                cv2.LINE_AA,
+                shift=3,
+            )
 
 
 @dataclass(frozen=True)

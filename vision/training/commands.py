@@ -76,6 +76,7 @@ def train_detector(
     lr0: float = FINE_TUNE_LR0,
     games: tuple[str, ...] = TRAINING_GAMES,
     figures: str = "blob",
+    trees: bool = False,
 ) -> dict[str, Any]:
     """Render data (once, ``figures`` as render_table draws them), train from scratch (or resume), export ONNX,
     write the card; ``ship`` installs it.
@@ -87,7 +88,7 @@ def train_detector(
     if summary_file.exists():
         data = json.loads(summary_file.read_text(encoding="utf-8"))
     else:
-        data = export_dataset(data_dir, tables, seed, games=games, workers=workers, figures=figures)
+        data = export_dataset(data_dir, tables, seed, games=games, workers=workers, figures=figures, trees=trees)
     settings: dict[str, Any] = {
         "epochs": epochs,
         "imgsz": imgsz,

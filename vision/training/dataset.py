@@ -97,13 +97,13 @@ def write_data_yaml(root: Path, val_split: str) -> Path:
     return path
 
 
-def _export_one(args: tuple[int, str, str, str, str]) -> int:
-    seed, game, out_dir, lens_path, figures = args
+def _export_one(args: tuple[int, str, str, str, str, bool]) -> int:
+    seed, game, out_dir, lens_path, figures, trees = args
     done = sorted((Path(out_dir) / "labels").glob(f"{seed:06d}_*.txt"))
     if done:  # exported by an earlier, interrupted run
         return len(done)
     lens = LensModel.load(lens_path)
-    table = render_table(seed, game, figures=figures)
+    table = render_table(seed, game, figures=figures, trees=trees)
     try:
         frame = calibrate(table.empty, table.layout, lens)
     except CalibrationError:
@@ -127,9 +127,10 @@ def export_dataset(
     games: tuple[str, ...] = ("focal-point", "grinding-annihilation", "miniature-skirmish"),
     workers: int = 2,
     figures: str = "blob",
+    trees: bool = False,
 ) -> dict[str, Any]:
     """Render ``tables`` seeded tables into a YOLO dataset (train/ and val/ split by table) with data.yaml
-    (``figures``: how figures stand on their bases, render_table's 'blob' or 'varied')."""
+    (``figures``: how figures stand on their bases, render_table's 'blob' or 'varied'; ``trees``: woods carry trees)."""
     root = Path(out).resolve()
     lens_path = root / "lens.json"
     root.mkdir(parents=True, exist_ok=True)
@@ -140,7 +141,7 @@ def export_dataset(
         split = "val" if k < n_val else "train"
         for sub in ("images", "labels"):
             (root / split / sub).mkdir(parents=True, exist_ok=True)
-        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path), figures))
+        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path), figures, trees))
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         counts = list(pool.map(_export_one, jobs))
     if n_val == 0:  # one table: validate on what we train on (smoke runs only)
@@ -151,6 +152,7 @@ def export_dataset(
         "seed": seed,
         "games": list(games),
         "figures": figures,
+        "trees": trees,
         "tiles": sum(counts),
         "val_tables": n_val,
         "px_per_in": DETECT_PX_PER_IN,

@@ -481,7 +481,7 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         from vision.training.commands import train_base_refiner  # training code: only in this command
     except ImportError as error:
         raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
-    from vision.synth.table import GAMES
+    from vision.synth.table import FIGURE_STYLES, GAMES
 
     sets = []
     for spec in args.sets.split(","):
@@ -493,6 +493,10 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         if unknown:
             raise ValueError(f"--sets: unknown game {unknown[0]!r} in {spec!r} (known: {', '.join(GAMES)})")
         sets.append((int(fields[0]), int(fields[1]), games))
+    figures = tuple(f.strip() for f in args.figures.split(",") if f.strip())
+    unknown_figures = [f for f in figures if f not in FIGURE_STYLES]
+    if not figures or unknown_figures:
+        raise ValueError(f"--figures: {args.figures!r} (expected a comma list of {', '.join(FIGURE_STYLES)})")
     result = train_base_refiner(
         args.out,
         tuple(sets),
@@ -500,7 +504,7 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         ship=args.ship,
         log=lambda line: print(line, file=sys.stderr),
         ovals=args.ovals,
-        figures=args.figures,
+        figures=figures,
     )
     _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
     return 0
@@ -895,9 +899,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--ovals", action="store_true", help="the oval refiner (size, centre, facing), on the same tables")
     tr.add_argument(
         "--figures",
-        choices=["blob", "varied"],
         default="varied",
-        help="how the training tables' figures stand (varied: slim figures to blobs; tables-SEED-varied/)",
+        help="comma list: each set is rendered once per kind of figure, blob (each covers most of its base's top) "
+        "or varied (slim figures to blobs, as the path tracer draws them: tables-SEED-varied/; the shipped one's)",
     )
     tr.set_defaults(run=cmd_train_refiner)
 

@@ -197,34 +197,35 @@ def train_base_refiner(
     workers: int = 2,
     log: Any = print,
     ovals: bool = False,
-    figures: str = "varied",
+    figures: tuple[str, ...] = ("varied",),  # the shipped refiner's (session 25)
 ) -> dict[str, Any]:
-    """Render each set of tables (once, with ``figures`` as render_table draws them), cut the refiner's samples from each (once), train it with torch on
-    them all, export ONNX and its card; ``ship`` installs it as ``vision/models/base-refiner.onnx``.
+    """Render each set of tables once for each of ``figures`` (how render_table draws the figures: 'blob',
+    'varied'), cut the refiner's samples from each (once), train it with torch on them all, export ONNX and its
+    card; ``ship`` installs it as ``vision/models/base-refiner.onnx``.
     ``ovals``: the same for the oval refiner (``vision/models/oval-refiner.onnx``), on the same tables."""
     from vision.evaluate import render_dataset
 
     root = Path(out).resolve()
     parts, described = [], []
-    for index, (seed, tables, games) in enumerate(sets):
-        suffix = "" if figures == "blob" else f"-{figures}"
+    for index, ((seed, tables, games), drawn) in enumerate((s, f) for f in figures for s in sets):
+        suffix = "" if drawn == "blob" else f"-{drawn}"
         table_dir = root / f"tables-{seed}{suffix}"
         if len(list(table_dir.glob("*[0-9].jpg"))) < tables:
-            render_dataset(table_dir, tables, seed, games=games, figures=figures)
+            render_dataset(table_dir, tables, seed, games=games, figures=drawn)
         samples = root / f"samples-{'ovals-' if ovals else ''}{seed}{suffix}.npz"
         summary_file = samples.with_suffix(".json")
         if not samples.exists():
             summary = _build_refiner_samples(ovals, table_dir, samples, workers, index)
             summary_file.write_text(json.dumps(summary) + "\n", encoding="utf-8")
         parts.append(samples)
-        described.append({"seed": seed, "games": list(games), **json.loads(summary_file.read_text(encoding="utf-8"))})
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        described.append({"seed": seed, "games": list(games), "figures": drawn, **summary})
     data: dict[str, Any] = {
         "sets": described,
         "tables": sum(d["tables"] for d in described),
         "samples": sum(d["samples"] for d in described),
         # What the renderer drew (session 22): the crops' targets are the tops' places, not the feet's.
         "bases": "solids 0.12-0.19 in tall, tops inset 2-14 %; centres are the tops' at BASE_HEIGHT_IN (0.15 in)",
-        "figures": figures,
     }
     if not ovals:
         data["positives"] = sum(d["positives"] for d in described)

@@ -117,11 +117,11 @@ def test_training_labels_sit_on_the_true_bases() -> None:
 
 
 def test_sizes_are_named_with_the_box_scale_from_the_model_card(tmp_path: Path) -> None:
-    # The shipped model boxes a 25 mm base about 5 % large (benchmarks/measure_box_scale.py); its card says
+    # The shipped model boxes a 25 mm base about 11 % large (benchmarks/measure_box_scale.py); its card says
     # so, and the detector reads it. A copy of the model with no scale in its card names sizes from the box.
     shipped = LearnedDetector()
     assert set(shipped.box_scale) == {"25", "28.5", "32", "40", "50", "60"}
-    assert 1.0 < shipped.box_scale["25"] < 1.1
+    assert 1.0 < shipped.box_scale["25"] < 1.15
     bare = tmp_path / "bare.onnx"
     bare.write_bytes(DEFAULT_MODEL.read_bytes())
     assert LearnedDetector(bare).box_scale == {}

@@ -117,7 +117,7 @@ def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
     card = json.loads(onnx.with_suffix(".card.json").read_text())
     ovals = sum(
         "x" in m["base"]
-        for truth in (tmp_path / "ref" / "tables-600000").glob("*.truth.json")
+        for truth in (tmp_path / "ref" / "tables-600000-varied").glob("*.truth.json")  # the default figures
         for m in json.loads(truth.read_text())["scene"]["models"]
     )
     assert ovals >= 1 and card["data"]["tables"] == 2 and card["data"]["samples"] == 24 * ovals

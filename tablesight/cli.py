@@ -689,6 +689,18 @@ def bundled_sample() -> str:
     return str(resources.files("tablesight").joinpath("samples/focal-point-skirmish.json"))
 
 
+def add_look(parser: argparse.ArgumentParser) -> None:
+    """How rendered tables look: their figures, and whether woods carry trees (vision/synth/table.py)."""
+    parser.add_argument(
+        "--figures",
+        choices=["blob", "varied"],
+        default="blob",
+        help="varied: slim figures to blobs, some reaching out, as the path tracer draws them (blob: each covers "
+        "most of its base's top)",
+    )
+    parser.add_argument("--trees", action="store_true", help="woods carry trees (else they are flat)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablesight", description="An overhead-camera referee for tabletop miniature games."
@@ -830,13 +842,7 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument(
         "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
     )
-    rt.add_argument(
-        "--figures",
-        choices=["blob", "varied"],
-        default="blob",
-        help="varied: slim figures to blobs, some reaching out (blob: each covers most of its base's top)",
-    )
-    rt.add_argument("--trees", action="store_true", help="woods carry trees (else they are flat)")
+    add_look(rt)
     rt.set_defaults(run=cmd_render_tables)
 
     pr = add(
@@ -875,13 +881,7 @@ def build_parser() -> argparse.ArgumentParser:
     td.add_argument(
         "--games", default=None, help="comma list of the games whose tables are rendered (default: all four)"
     )
-    td.add_argument(
-        "--figures",
-        choices=["blob", "varied"],
-        default="blob",
-        help="how the tables' figures stand (varied: slim figures to blobs, as the path tracer draws them)",
-    )
-    td.add_argument("--trees", action="store_true", help="the tables' woods carry trees (else they are flat)")
+    add_look(td)
     td.set_defaults(run=cmd_train_detector)
 
     tr = add(

@@ -705,16 +705,20 @@ def _draw_tree(photo: Image, empty: Image, camera: Camera, tree: Tree, ground_in
         rings.append(camera.project(np.c_[tree.x_in + r * np.cos(ang), tree.y_in + r * np.sin(ang), np.full(24, -z)]))
     colour = np.array(tree.leaves_bgr, float)
     for img in (photo, empty):
-        for k in range(len(rings) - 1):
-            hull = cv2.convexHull(np.concatenate([rings[k], rings[k + 1]]).astype(np.float32))
-            shade = 0.7 + 0.5 * levels[k]
-            cv2.fillPoly(
-                img,
-                [np.round(hull.reshape(-1, 2) * 8).astype(np.int32)],
-                tuple(float(v) for v in np.clip(colour * shade, 0, 255)),
-                cv2.LINE_AA,
-                shift=3,
-            )
+        _fill_rings(img, rings, [colour * (0.7 + 0.5 * s) for s in levels])
+
+
+def _fill_rings(img: Image, rings: list[npt.NDArray[np.float64]], colours: list[npt.NDArray[np.float64]]) -> None:
+    """A solid seen from above, bottom up: the hull of each pair of neighbouring rings (pixels) in its colour."""
+    for k in range(len(rings) - 1):
+        hull = cv2.convexHull(np.concatenate([rings[k], rings[k + 1]]).astype(np.float32))
+        cv2.fillPoly(
+            img,
+            [np.round(hull.reshape(-1, 2) * 8).astype(np.int32)],
+            tuple(float(v) for v in np.clip(colours[k], 0, 255)),
+            cv2.LINE_AA,
+            shift=3,
+        )
 
 
 @dataclass(frozen=True)
@@ -763,16 +767,7 @@ def _draw_miniature(
         x = m["x"] + lean[0] * s + ra * np.cos(ang) * math.cos(f) - rb * np.sin(ang) * math.sin(f)
         y = m["y"] + lean[1] * s + ra * np.cos(ang) * math.sin(f) + rb * np.sin(ang) * math.cos(f)
         rings.append(camera.project(np.c_[x, y, np.full(len(ang), -(z0 + s * height))]))
-    for k in range(len(rings) - 1):
-        hull = cv2.convexHull(np.concatenate([rings[k], rings[k + 1]]).astype(np.float32))
-        shade = 0.75 + 0.35 * levels[k]
-        cv2.fillPoly(
-            photo,
-            [np.round(hull.reshape(-1, 2) * 8).astype(np.int32)],
-            tuple(float(v) for v in np.clip(colour * shade, 0, 255)),
-            cv2.LINE_AA,
-            shift=3,
-        )
+    _fill_rings(photo, rings, [colour * (0.75 + 0.35 * s) for s in levels])
     if shape is not None and shape.reach_in > 0:
         # A spear, a sword or an arm: a thin line from the shoulders outward and a little down.
         s = 0.7

@@ -156,14 +156,18 @@ def main() -> None:
         analyse_ms.append((time.perf_counter() - t0) * 1e3)
         found = result.scene["models"]
         owner = {u["id"]: u["player"] for u in result.scene["units"]}
-        detections = [{"x": m["x"], "y": m["y"], "base": m["base"], "player": owner[m["unit"]]} for m in found]
+        detections = [
+            {"x": m["x"], "y": m["y"], "base": m["base"], "player": owner[m["unit"]], "sigma_in": m["sigma_in"]}
+            for m in found
+        ]
         if tracker is None:  # deployment: the players confirm which base is which model (truth here)
             deployed = []
             for m in scene["models"]:
                 near = min(found, key=lambda f: math.hypot(f["x"] - m["x"], f["y"] - m["y"]), default=None)
                 seen = near is not None and math.hypot(near["x"] - m["x"], near["y"] - m["y"]) < IDENTITY_RADIUS_IN
                 x, y = (near["x"], near["y"]) if seen and near else (m["x"], m["y"])  # else the players place it
-                deployed.append({**m, "x": x, "y": y})
+                sigma = near["sigma_in"] if seen and near else 0.0
+                deployed.append({**m, "x": x, "y": y, "sigma_in": sigma})
             tracker = IdentityTracker.from_scene({**scene, "models": deployed})
             return
         tracker.update(detections, active_unit=active)
@@ -224,7 +228,7 @@ def main() -> None:
             show(noisy(still.image), unit, False)
 
     # Each true move against the recorded one of the same model, in order.
-    errors, missing = [], 0
+    errors, sigmas, missing = [], [], 0
     pending = list(recorded)
     for mid, length in expected:
         k = next((j for j, h in enumerate(pending) if h["model"] == mid), None)
@@ -234,9 +238,13 @@ def main() -> None:
                 print(f'  move of {mid}: true {length:.3f}", not recorded')
             continue
         errors.append(abs(pending[k]["length_in"] - length))
+        sigmas.append(pending[k]["length_sigma_in"])
         if args.trace and errors[-1] > 0.05:
             h = pending[k]
-            print(f'  move of {mid}: true {length:.3f}", recorded {h["length_in"]:.3f}" from {h["from"]} to {h["to"]}')
+            print(
+                f'  move of {mid}: true {length:.3f}", recorded {h["length_in"]:.3f}" +/- {h["length_sigma_in"]:.3f}" '
+                f"from {h['from']} to {h['to']}"
+            )
         pending.pop(k)
     print(
         f"identity kept: {identity}/{model_frames} model-frames = {identity / max(model_frames, 1):.2%} "
@@ -260,6 +268,15 @@ def main() -> None:
         f"moves: {len(expected)} true, {len(errors)} recorded, {missing} missed, {len(pending)} spurious; "
         f'{within}/{len(expected)} within 0.05" (max error {max(errors, default=float("nan")):.3f}", '
         f'median {float(np.median(errors)) if errors else float("nan"):.3f}")'
+    )
+    # Honest uncertainty: the true length within 2 of the recorded 1-sigma (about 95 % when the sigmas are right;
+    # a length is a difference of two places, so its sigma is theirs combined).
+    covered = [e <= 2 * s for e, s in zip(errors, sigmas, strict=True)]
+    off = [c for c, e in zip(covered, errors, strict=True) if e > 0.05]
+    print(
+        f'  recorded length sigma: median {float(np.median(sigmas)) if sigmas else float("nan"):.3f}", '
+        f'max {max(sigmas, default=float("nan")):.3f}"; true length within 2 sigma for {sum(covered)}/{len(errors)}; '
+        f'of the {len(off)} moves off by more than 0.05", {sum(off)}'
     )
     print(f"hands over the table: {hand_frames} frames, {false_updates} false updates (target 0)")
     print(

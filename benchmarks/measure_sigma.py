@@ -1,6 +1,6 @@
 """How far off is a piece's measured centre, by how it was measured? The figures behind the per-piece sigma.
 
-    python benchmarks/measure_sigma.py --tables 40 --seed 6000 [--detector auto]
+    python benchmarks/measure_sigma.py --tables 40 --seed 6000 [--detector auto] [--figures varied] [--trees]
 
 Renders seeded tables (seed 6000+: neither the training tables, 100000+, nor the
 held-out evaluation set, 5000+), analyses each photo, matches the found bases and
@@ -38,6 +38,8 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=40)
     parser.add_argument("--seed", type=int, default=6000)
     parser.add_argument("--detector", default="auto")
+    parser.add_argument("--figures", default="blob", choices=["blob", "varied"], help="how the figures are drawn")
+    parser.add_argument("--trees", action="store_true", help="conifers on the woods (more bases seen in part)")
     parser.add_argument("--dump", default=None, help="write every matched piece (group, dx, dy, sigma, score) as JSON")
     args = parser.parse_args()
     detector = make_detector(args.detector)
@@ -45,7 +47,7 @@ def main() -> None:
     groups: dict[str, list[tuple[float, float, float, float]]] = {}  # group -> (dx, dy, reported sigma, score), in
     for k in range(args.tables):
         game = ("focal-point", "grinding-annihilation")[k % 2]
-        table = render_table(args.seed + k, game)
+        table = render_table(args.seed + k, game, figures=args.figures, trees=args.trees)
         result = analyze_rendered(table, lens, detector)
         found = result.scene["models"]
         det = result.detections[result.detections.kind == 0]
@@ -68,7 +70,8 @@ def main() -> None:
         print(f"  table {k + 1}/{args.tables}", file=sys.stderr, flush=True)
     if args.dump:
         Path(args.dump).write_text(json.dumps({k: [list(map(float, r)) for r in v] for k, v in groups.items()}))
-    print(f"{args.tables} tables from seed {args.seed}, detector {args.detector}")
+    look = f"{args.figures} figures" + (", trees" if args.trees else "")
+    print(f"{args.tables} tables from seed {args.seed} ({look}), detector {args.detector}")
     print(
         "| measured by | pieces | per-axis RMS (mm) | radial median (mm) | radial p95 (mm) | reported sigma (mm) | truth within 2 sigma | sigma for 95 % (mm) |"
     )

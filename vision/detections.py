@@ -11,6 +11,21 @@ FloatArray = npt.NDArray[np.float64]
 RIM_SAMPLE_RADII = (0.85, 0.9, 0.95, 1.0, 1.05, 1.1)  # times the base's radius: the rim, even with the
 RIM_SAMPLE_ANGLES = 24  # centre a pixel or two off
 RIM_SAMPLES = len(RIM_SAMPLE_RADII) * RIM_SAMPLE_ANGLES
+# A rim sample differs from the empty table's colour there by more than this (BGR distance; sensor noise is
+# a few units) where something stands on the table: the base, or the figure on it.
+SEEN_DIFF_BGR = 20.0
+
+
+def seen_share(rim_sample_bgr: npt.NDArray[np.float64], mat_sample_bgr: npt.NDArray[np.float64]) -> FloatArray:
+    """(N,) share of each base's edge the camera sees: of the angles round it, those where just inside the
+    edge (radii under 1) the photo differs from the empty table. Behind a wall the photo shows the wall, as
+    the empty table does, so a base seen only as a sliver scores low. 1 where there is no empty table."""
+    n = len(rim_sample_bgr)
+    inside = np.array([r < 1.0 for r in RIM_SAMPLE_RADII])
+    diff = np.linalg.norm(rim_sample_bgr - mat_sample_bgr, axis=-1).reshape(n, len(RIM_SAMPLE_RADII), -1)
+    seen = (diff[:, inside] > SEEN_DIFF_BGR).any(axis=1).mean(axis=1)
+    no_reference = np.isnan(mat_sample_bgr).any(axis=(1, 2)) if n else np.zeros(0, bool)
+    return np.where(no_reference, 1.0, seen)
 
 
 @dataclass(frozen=True)

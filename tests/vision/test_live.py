@@ -286,7 +286,15 @@ def test_a_model_not_seen_after_its_unit_moved_is_picked_up_again_beside_it() ->
     assert tracker.models["a2"].x == pytest.approx(12.0)
     # Seen where the guess put it: the estimated move is confirmed, not made twice.
     assert [h for h in tracker.history if h["model"] == "a2"] == [
-        {"event": "move", "unit": "a", "model": "a2", "from": [8.0, 5.0], "to": [12.0, 5.0], "length_in": 4.0}
+        {
+            "event": "move",
+            "unit": "a",
+            "model": "a2",
+            "from": [8.0, 5.0],
+            "to": [12.0, 5.0],
+            "length_in": 4.0,
+            "length_sigma_in": 0.0,  # the pieces here carry no sigma of their own
+        }
     ]
     # Two free pieces near the unit: the lost model takes the one beside its unit-mates, not the other.
     tracker = IdentityTracker.from_scene(ROW)
@@ -427,5 +435,73 @@ def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object) -
     assert abs(moves[0]["length_in"] - 2.0) <= 0.05
     assert math.hypot(moves[0]["from"][0] - x, moves[0]["from"][1] - y) <= 0.1
     assert moves[0]["to"][0] == pytest.approx(x - 2.0, abs=0.1)
+    # The length's 1-sigma comes from both ends' measurements (the deployment's and the move's: two refined
+    # bases, 0.45 mm each with the calibration's share), and is printed with it.
+    sigma = moves[0]["length_sigma_in"]
+    assert 0.005 < sigma < 0.05
     text = next(e.text() for e in events if e.kind == "move")
-    assert text == f'(move) {moves[0]["model"]} of {moves[0]["unit"]} moved {moves[0]["length_in"]:.2f}"', text
+    head = f'(move) {moves[0]["model"]} of {moves[0]["unit"]} moved {moves[0]["length_in"]:.2f}"'
+    assert text == f'{head} +/- {sigma:.2f}"', text
+
+
+def test_a_piece_measured_unsurely_makes_its_move_and_place_unsure_too() -> None:
+    # How sure a move's length is comes from how both its ends were measured: a base seen only as a sliver
+    # behind a wall is measured with a sigma several times a clear one's (vision/centre_sigma.py).
+    tracker = IdentityTracker.from_scene(ROW)
+    dets = row_dets(4.0)
+    for d in dets:
+        d["sigma_in"] = 0.02
+    dets[1]["sigma_in"] = 0.12  # a2, seen in part
+    update = tracker.update(dets, active_unit="a")
+    by_model = {mv.model: mv for mv in update.moves}
+    assert by_model["a1"].sigma_in == pytest.approx(0.02)  # the deployment scene gave no sigma: 0 at the start
+    assert by_model["a2"].sigma_in == pytest.approx(0.12)
+    entry = next(h for h in tracker.history if h["model"] == "a2")
+    assert entry["length_sigma_in"] == pytest.approx(0.12)
+    assert tracker.models["a2"].place_sigma_in == pytest.approx(0.12)
+    # Its next move starts where it was measured unsurely: both ends count.
+    dets = row_dets(6.0)
+    for d in dets:
+        d["sigma_in"] = 0.02
+    update = tracker.update(dets, active_unit="a")
+    a2 = next(mv for mv in update.moves if mv.model == "a2")
+    assert a2.sigma_in == pytest.approx(math.hypot(0.12, 0.02))
+
+
+def test_a_model_lost_and_seen_again_in_part_keeps_both_uncertainties_in_its_move() -> None:
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(4.0, skip=frozenset({"a2"})), active_unit="a")
+    guess = next(h for h in tracker.history if h["model"] == "a2")
+    assert guess["estimated"] and guess["length_sigma_in"] == pytest.approx(LOST_SIGMA_IN)
+    assert tracker.models["a2"].place_sigma_in == pytest.approx(LOST_SIGMA_IN)
+    dets = row_dets(4.0)
+    dets[1] |= {"x": 12.1, "sigma_in": 0.12}  # a2 seen again, as a sliver, 0.1" from the guess
+    tracker.update(dets, active_unit="b")
+    assert "estimated" not in guess and guess["length_in"] == pytest.approx(4.1)
+    assert guess["length_sigma_in"] == pytest.approx(0.12)  # no longer a guess: as sure as the sliver
+    assert tracker.models["a2"].place_sigma_in == pytest.approx(0.12)
+
+
+def test_identified_scenes_show_each_model_as_sure_as_the_piece_that_placed_it() -> None:
+    from vision.live.identified import IdentifiedScenes
+
+    def scene(a2_at: float, a2_sigma: float) -> dict[str, object]:
+        models = [
+            {"id": "m1", "unit": "u1", "base": "32", "x": 5.0, "y": 5.0, "sigma_in": 0.02},
+            {"id": "m2", "unit": "u1", "base": "32", "x": a2_at, "y": 5.0, "sigma_in": a2_sigma},
+        ]
+        return {
+            "format": "tablesight-scene/1",
+            "players": [{"id": "red"}],
+            "units": [{"id": "u1", "player": "red"}],
+            "models": models,
+        }
+
+    identified = IdentifiedScenes()
+    identified.identify(scene(6.5, 0.02))
+    out, update = identified.identify(scene(9.5, 0.12))  # m2 moved 3", now seen only in part
+    assert update is not None and [mv.model for mv in update.moves] == ["m2"]
+    m2 = next(m for m in out["models"] if m["id"] == "m2")
+    assert m2["x"] == 9.5 and m2["sigma_in"] == pytest.approx(0.12)
+    out, _ = identified.identify(scene(9.5, 0.02))  # seen clearly later, still in place: not moved again
+    assert next(m for m in out["models"] if m["id"] == "m2")["sigma_in"] == pytest.approx(0.12)

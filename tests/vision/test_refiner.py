@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -11,7 +13,9 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from vision.analyze import analyze
+from vision.centre_sigma import CENTRE_SIGMA_MM
 from vision.detect_learned import LearnedDetector
+from vision.detections import RIM_SAMPLE_ANGLES, RIM_SAMPLE_RADII, RIM_SAMPLES, seen_share
 from vision.evaluate import _match
 from vision.refiner import (
     CROP_PX,
@@ -108,3 +112,43 @@ def test_the_refiner_reads_a_mirrored_crop_as_the_mirror_image_of_its_reading() 
     np.testing.assert_allclose(mirrored[:, -1], plain[:, -1], atol=1e-4)
     # ...and it reads the crops' bases where they are: within a fifth of an inch of the crop's middle.
     assert np.all(np.abs(plain[:, -2:]) * OFFSET_SCALE_IN < 0.2)
+
+
+def test_seen_share_counts_the_angles_where_the_photo_differs_from_the_empty_table() -> None:
+    mat = np.full((1, RIM_SAMPLES, 3), 100.0)
+    rim = mat + 60.0  # a base all round
+    assert seen_share(rim, mat)[0] == 1.0
+    rings = rim.reshape(1, len(RIM_SAMPLE_RADII), RIM_SAMPLE_ANGLES, 3).copy()
+    rings[:, :, : RIM_SAMPLE_ANGLES * 3 // 4] = 100.0 + 5.0  # three quarters look like the empty table (noise)
+    assert seen_share(rings.reshape(1, RIM_SAMPLES, 3), mat)[0] == pytest.approx(0.25)
+    assert seen_share(rim, np.full_like(mat, np.nan))[0] == 1.0  # no empty table: nothing to tell by
+
+
+def test_a_base_seen_only_as_a_sliver_is_measured_as_unsure() -> None:
+    """Pieces of the empty table (as a wall would) pasted over all but a sliver of a base: the refiner still
+    reads a base there, but the scene must not claim it as surely as a clear one (centre_sigma.py)."""
+    table = render_table(5003, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    detector = LearnedDetector()
+    truth = table.scene
+    clear = CENTRE_SIGMA_MM["refined"] / MM_PER_IN
+    partial = CENTRE_SIGMA_MM["refined, partial"] / MM_PER_IN
+    for m in [m for m in truth["models"] if "x" not in m["base"]][:2]:
+        r = base_semi_axes_in(m["base"])[0]
+        ang = np.linspace(0, 2 * np.pi, 64)
+        ring = np.c_[m["x"] + 2.5 * r * np.cos(ang), m["y"] + 2.5 * r * np.sin(ang)]
+        ring = ring[ring[:, 0] > m["x"] - 0.5 * r]  # all but the sliver under x - r/2, figure and its lean too
+        wall = np.r_[frame.table_to_image(ring), frame.table_to_image(ring, z_in=2.0)].astype(np.float32)
+        mask = np.zeros(table.image.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [cv2.convexHull(wall).astype(np.int32)], 255)
+        photo = table.image.copy()
+        photo[mask > 0] = table.empty[mask > 0]
+        result = analyze(photo, table.layout, table.empty, lens=lens, terrain=truth["terrain"], detector=detector)
+        scene = result.scene["models"]
+        how = result.detections.measured_by[result.detections.kind == 0]  # one row per model of the scene
+        near = [k for k, s in enumerate(scene) if math.hypot(s["x"] - m["x"], s["y"] - m["y"]) < r]
+        assert all(how[k] == "refined, partial" for k in near), m["id"]
+        assert partial > 2 * clear and all(scene[k]["sigma_in"] >= 0.99 * partial for k in near)  # 5 decimals
+        others = [k for k in range(len(scene)) if k not in near]
+        assert others and all(how[k] == "refined" for k in others)

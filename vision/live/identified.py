@@ -9,7 +9,6 @@ players' corrections (which name them) stay put from frame to frame.
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +33,7 @@ class IdentifiedScenes:
         player_of = {u["id"]: u["player"] for u in scene["units"]}
         detections = [
             {"x": m["x"], "y": m["y"], "base": str(m["base"]), "player": player_of[m["unit"]], "raw": m}
+            | ({"sigma_in": float(m["sigma_in"])} if "sigma_in" in m else {})
             for m in scene["models"]
         ]
         update = self.tracker.update(detections)
@@ -45,8 +45,10 @@ class IdentifiedScenes:
                 continue  # gone, with nothing to say where: the players are asked
             model = by_id[tracked.id]
             model["x"], model["y"] = tracked.x, tracked.y
-            if tracked.sigma_in:  # not seen after its unit moved: shown where that move put it, and how unsure
-                model["sigma_in"] = round(math.hypot(float(model.get("sigma_in", 0.0)), tracked.sigma_in), 4)
+            # As sure as the measurement that put it there (a base seen in part less so), and when not seen after
+            # its unit moved, shown where that move put it with the guess's uncertainty too.
+            if tracked.place_sigma_in or "sigma_in" in model:
+                model["sigma_in"] = round(tracked.place_sigma_in, 5)
             models.append(model)
         for k, j in enumerate(update.unexplained):
             raw = dict(detections[j]["raw"])

@@ -57,11 +57,17 @@ class Tracked:
     uncertain: bool = False
     lost: bool = False  # not seen when its unit last moved: may turn up again beside its unit
     guessed: bool = False  # x, y: not seen there, but where its unit's moves since it was seen put it
+    measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
 
     @property
     def sigma_in(self) -> float:
         """How unsure x, y are beyond the measurement itself: 0 for a model seen where it is."""
         return LOST_SIGMA_IN if self.guessed else 0.0
+
+    @property
+    def place_sigma_in(self) -> float:
+        """How unsure x, y are in all: the measurement's sigma and, when guessed, the guess's."""
+        return math.hypot(self.measured_sigma_in, self.sigma_in)
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ class Move:
     unit: str
     start: tuple[float, float]
     end: tuple[float, float]
+    sigma_in: float = 0.0  # 1-sigma of the length: how unsure both ends were measured
 
     @property
     def length_in(self) -> float:
@@ -95,15 +102,25 @@ class IdentityTracker:
     last_move: dict[str, tuple[dict[str, tuple[float, float]], list[dict[str, Any]]]] = field(
         default_factory=dict, repr=False
     )
-    # model -> the history entry of the move it was guessed to make with its unit, while not seen since
+    # model -> the history entry of the move it was guessed to make with its unit, while not seen since, and
+    # how unsure its start was
     guessed_moves: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    guessed_from_sigma: dict[str, float] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
         """Start from a scene the players confirmed (units assigned at deployment)."""
         owner = {u["id"]: u["player"] for u in scene["units"]}
         tracked = {
-            m["id"]: Tracked(m["id"], m["unit"], owner[m["unit"]], str(m["base"]), float(m["x"]), float(m["y"]))
+            m["id"]: Tracked(
+                m["id"],
+                m["unit"],
+                owner[m["unit"]],
+                str(m["base"]),
+                float(m["x"]),
+                float(m["y"]),
+                measured_sigma_in=float(m.get("sigma_in", 0.0)),
+            )
             for m in scene["models"]
         }
         return cls(tracked)
@@ -111,7 +128,7 @@ class IdentityTracker:
     def update(
         self, detections: list[dict[str, Any]], active_unit: str | None = None, hidden: set[str] | None = None
     ) -> TrackUpdate:
-        """``detections``: [{"x", "y", "base", "player"}] from the latest settled frame."""
+        """``detections``: [{"x", "y", "base", "player"}, optionally "sigma_in"] from the latest settled frame."""
         hidden = hidden or set()
         matched: dict[str, int] = {}
         used: set[int] = set()
@@ -183,16 +200,20 @@ class IdentityTracker:
             m = self.models[mid]
             d = detections[j]
             guess = self.guessed_moves.pop(mid, None)
-            m.lost = m.guessed = False
+            from_sigma = self.guessed_from_sigma.pop(mid, 0.0)
+            seen_sigma = float(d.get("sigma_in", 0.0))
             if guess is not None and m.unit not in starts:
                 # Seen again while its unit stood still: it is where that guessed move ended, give or take.
                 guess["to"] = [float(d["x"]), float(d["y"])]
                 guess["length_in"] = round(math.dist(guess["from"], guess["to"]), 4)
+                guess["length_sigma_in"] = round(math.hypot(from_sigma, seen_sigma), 4)
                 del guess["estimated"]
-                m.x, m.y = float(d["x"]), float(d["y"])
+                m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
             elif mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
-                moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"]))))
-                m.x, m.y = float(d["x"]), float(d["y"])
+                sigma = math.hypot(m.place_sigma_in, seen_sigma)
+                moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"])), sigma))
+                m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
+            m.lost = m.guessed = False
             m.uncertain = mid in uncertain
         for unit, guessed in guesses.items():  # models not seen: moved with their unit, as far as anyone can tell
             for mid, (x, y) in guessed.items():
@@ -206,11 +227,13 @@ class IdentityTracker:
                     "from": [m.x, m.y],
                     "to": [x, y],
                     "length_in": round(math.hypot(x - m.x, y - m.y), 4),
+                    "length_sigma_in": round(math.hypot(m.place_sigma_in, LOST_SIGMA_IN), 4),
                     "estimated": True,  # not seen at its end: corrected if it is seen there later
                 }
                 self.history.append(entry)
                 self.last_move[unit][1].append(entry)
                 self.guessed_moves[mid] = entry
+                self.guessed_from_sigma[mid] = m.place_sigma_in
                 m.x, m.y, m.guessed, m.lost = x, y, True, True
         vanished = tuple(sorted(mid for mid in self.models if mid not in matched and mid not in hidden))
         unexplained = tuple(j for j in range(len(detections)) if j not in used)
@@ -229,6 +252,7 @@ class IdentityTracker:
                 "from": list(move.start),
                 "to": list(move.end),
                 "length_in": round(move.length_in, 4),
+                "length_sigma_in": round(move.sigma_in, 4),
             }
             self.history.append(entry)
             if move.unit in starts:
@@ -290,6 +314,7 @@ class IdentityTracker:
         for mid in unseen:
             if mid not in assignment:  # its guessed move went out with the wrong ones: guessed again
                 self.guessed_moves.pop(mid, None)
+                self.guessed_from_sigma.pop(mid, None)
                 m = self.models[mid]
                 m.x, m.y = start[mid]
                 guesses[mid] = (m.x + dx, m.y + dy)

@@ -34,7 +34,9 @@ class Event:
         if self.kind == "move":
             p = self.payload
             guess = " (estimated: not seen there)" if p.get("estimated") else ""
-            return f'(move) {p["model"]} of {p["unit"]} moved {p["length_in"]:.2f}"{guess}'
+            sigma = float(p.get("length_sigma_in", 0.0))
+            unsure = f' +/- {sigma:.2f}"' if sigma >= 0.005 else ""  # 1 sigma, from how both ends were measured
+            return f'(move) {p["model"]} of {p["unit"]} moved {p["length_in"]:.2f}"{unsure}{guess}'
         return f"({self.kind}) {self.payload.get('message', '')}"
 
     def json_line(self) -> str:

@@ -21,6 +21,9 @@ CENTRE_SIGMA_MM = {
     # learned detector with the base refiner (2026-11-23, on the renderer mended that day): 40 tables, seed 6000
     # (pieces: 434, 28, 3, 155)
     "refined": 0.45,  # a round base measured by the base refiner (vision/refiner.py)
+    # ...read from a faint box or by an unsure refiner (vision/detect_learned.py: FAINT_REFINED). Session 26, the
+    # same tables: 53 pieces, radial median 0.69 mm, p95 5.3 mm; 1.37 puts 95 % within 2 sigma
+    "refined, faint": 1.4,
     # ...seen only in part (a sliver behind a wall or a tree; vision/detect_learned.py: PARTIAL_SEEN_SHARE).
     # 2026-11-25, session 26: 140 tables seed 6000 and 60 tables seed 6140 with --figures varied --trees: 28
     # pieces, radial median 1.09 mm, p95 5.87 mm; 1.55 puts 95 % within 2 sigma, 2.0 puts 96 % (few pieces, and

@@ -83,7 +83,7 @@ def test_the_shipped_refiner_measures_held_out_bases(seed: int, game: str) -> No
     detector = LearnedDetector()
     result = analyze(table.image, table.layout, table.empty, lens=lens, terrain=truth["terrain"], detector=detector)
     rounds = result.detections[(result.detections.kind == 0) & np.char.isdigit(result.detections.size)]
-    assert len(rounds) > 0 and set(rounds.measured_by) <= {"refined"}
+    assert len(rounds) > 0 and set(rounds.measured_by) <= {"refined", "refined, faint", "refined, partial"}
     matches = _match(truth["models"], result.scene["models"], lambda m: base_semi_axes_in(m["base"])[1])
     round_matches = [(i, j, d) for i, j, d in matches if "x" not in truth["models"][i]["base"]]
     assert len(matches) >= 0.9 * len(truth["models"])
@@ -151,4 +151,4 @@ def test_a_base_seen_only_as_a_sliver_is_measured_as_unsure() -> None:
         assert all(how[k] == "refined, partial" for k in near), m["id"]
         assert partial > 2 * clear and all(scene[k]["sigma_in"] >= 0.99 * partial for k in near)  # 5 decimals
         others = [k for k in range(len(scene)) if k not in near]
-        assert others and all(how[k] == "refined" for k in others)
+        assert others and all(how[k] in ("refined", "refined, faint") for k in others)

@@ -165,9 +165,8 @@ class LearnedDetector:
             for name, centre_in, size_in, s in _proposals(boxes, cls, score)
             if name == "objective" and s >= SETUP_MARKER_SCORE
         ]
-        rows = [
-            (*r[:9], f"{r[9]}, reference", *r[10:]) for r in rows if r is not None
-        ]  # measured with nothing over them
+        # measured with nothing over them
+        rows = [(*r[:9], f"{r[9]}, reference", *r[10:]) for r in rows if r is not None]
         return Reference(frame.rectify(empty, self.px_per_in), _detections(rows))
 
     # ---- the network ---------------------------------------------------------------------

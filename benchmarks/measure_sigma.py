@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from geometry.shapes import MM_PER_IN  # noqa: E402
 from vision.analyze import make_detector  # noqa: E402
 from vision.evaluate import MATCH_FRACTION, analyze_rendered  # noqa: E402
-from vision.synth.table import render_table, webcam_lens  # noqa: E402
+from vision.synth.table import FIGURE_STYLES, render_table, webcam_lens  # noqa: E402
 
 
 def _nearest(tx: float, ty: float, xs: np.ndarray, ys: np.ndarray) -> tuple[int, float]:
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=40)
     parser.add_argument("--seed", type=int, default=6000)
     parser.add_argument("--detector", default="auto")
-    parser.add_argument("--figures", default="blob", choices=["blob", "varied"], help="how the figures are drawn")
+    parser.add_argument("--figures", default="blob", choices=FIGURE_STYLES, help="how the figures are drawn")
     parser.add_argument("--trees", action="store_true", help="conifers on the woods (more bases seen in part)")
     parser.add_argument("--dump", default=None, help="write every matched piece (group, dx, dy, sigma, score) as JSON")
     args = parser.parse_args()

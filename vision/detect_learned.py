@@ -309,16 +309,14 @@ class LearnedDetector:
             share = seen_share(rim[None], mat[None])[0]
             if share < MIN_SEEN_SHARE:
                 return None  # the photo shows nothing round it the empty table did not have: no base there
-            # Seen only in part (behind a wall, a tree): the refiner read the centre from a sliver, so it is surer
-            # of less (vision/centre_sigma.py)
+            # Seen only in part (behind a wall, a tree), or read from a faint box: the centre is less sure
+            # (vision/centre_sigma.py)
             sure = score * refined[3]
-            how = (
-                "refined, partial"
-                if share < PARTIAL_SEEN_SHARE
-                else "refined, faint"
-                if sure < FAINT_REFINED
-                else "refined"
-            )
+            how = "refined"
+            if share < PARTIAL_SEEN_SHARE:
+                how = "refined, partial"
+            elif sure < FAINT_REFINED:
+                how = "refined, faint"
             return (refined[0], refined[1], a, a, 0.0, 0, refined[2], sure, colour, how, rim, mat)
         ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
         edges, fg = _outline(patch, ref_patch)

@@ -32,8 +32,14 @@ class IdentifiedScenes:
             return scene, None
         player_of = {u["id"]: u["player"] for u in scene["units"]}
         detections = [
-            {"x": m["x"], "y": m["y"], "base": str(m["base"]), "player": player_of[m["unit"]], "raw": m}
-            | ({"sigma_in": float(m["sigma_in"])} if "sigma_in" in m else {})
+            {
+                "x": m["x"],
+                "y": m["y"],
+                "base": str(m["base"]),
+                "player": player_of[m["unit"]],
+                "sigma_in": float(m.get("sigma_in", 0.0)),
+                "raw": m,
+            }
             for m in scene["models"]
         ]
         update = self.tracker.update(detections)

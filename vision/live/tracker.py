@@ -104,8 +104,7 @@ class IdentityTracker:
     )
     # model -> the history entry of the move it was guessed to make with its unit, while not seen since, and
     # how unsure its start was
-    guessed_moves: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
-    guessed_from_sigma: dict[str, float] = field(default_factory=dict, repr=False)
+    guessed_moves: dict[str, tuple[dict[str, Any], float]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -199,8 +198,7 @@ class IdentityTracker:
         for mid, j in matched.items():
             m = self.models[mid]
             d = detections[j]
-            guess = self.guessed_moves.pop(mid, None)
-            from_sigma = self.guessed_from_sigma.pop(mid, 0.0)
+            guess, from_sigma = self.guessed_moves.pop(mid, (None, 0.0))
             seen_sigma = float(d.get("sigma_in", 0.0))
             if guess is not None and m.unit not in starts:
                 # Seen again while its unit stood still: it is where that guessed move ended, give or take.
@@ -232,8 +230,7 @@ class IdentityTracker:
                 }
                 self.history.append(entry)
                 self.last_move[unit][1].append(entry)
-                self.guessed_moves[mid] = entry
-                self.guessed_from_sigma[mid] = m.place_sigma_in
+                self.guessed_moves[mid] = (entry, m.place_sigma_in)
                 m.x, m.y, m.guessed, m.lost = x, y, True, True
         vanished = tuple(sorted(mid for mid in self.models if mid not in matched and mid not in hidden))
         unexplained = tuple(j for j in range(len(detections)) if j not in used)
@@ -314,7 +311,6 @@ class IdentityTracker:
         for mid in unseen:
             if mid not in assignment:  # its guessed move went out with the wrong ones: guessed again
                 self.guessed_moves.pop(mid, None)
-                self.guessed_from_sigma.pop(mid, None)
                 m = self.models[mid]
                 m.x, m.y = start[mid]
                 guesses[mid] = (m.x + dx, m.y + dy)

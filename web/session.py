@@ -17,7 +17,7 @@ from typing import Any
 
 import shapely
 
-from rules.common import QuestionError
+from rules.common import QuestionError, last_event
 from rules.profiles import profile_for
 from rules.reach import unit_reach
 from rules.ruling import Ruling
@@ -57,11 +57,29 @@ class CameraStatus:
         }
 
 
+MOVE_EVENTS = ("move", "charge", "advance", "retreat")  # the history's events a move-ok ruling reads
+
+
 def _safe_rulings(make: Any) -> tuple[list[Ruling], list[str]]:
     try:
         return list(make()), []
     except (QuestionError, UnknownThingError, KeyError, ValueError) as error:
         return [], [str(error)]
+
+
+def _last_move(scene: Scene, system: Any, unit_id: str) -> dict[str, Any] | None:
+    """The unit's latest move in the scene's history (the camera records them), where each model started,
+    and the rules' word on it."""
+    record = last_event(scene, unit_id, MOVE_EVENTS)
+    if record is None:
+        return None
+    starts = {mid: list(xy) for mid, xy in dict(record.get("from", {})).items()}
+    out: dict[str, Any] = {"event": record["event"], "from": starts, "source": record.get("source", "players")}
+    if "move-ok" in system.questions:
+        found, notes = _safe_rulings(lambda: [system.move_ok(scene, unit_id)])
+        out["ruling"] = found[0].to_json() if found else None
+        out["problems"] = notes
+    return out
 
 
 class GameSession:
@@ -324,6 +342,7 @@ class GameSession:
             "reach": reach.to_json(),
             "ranges": ranges,
             "targets": targets,
+            "last_move": _last_move(scene, system, unit.id),
         }
 
     def ask(self, question: str, args: list[str], options: dict[str, Any]) -> dict[str, Any]:

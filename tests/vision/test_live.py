@@ -505,3 +505,61 @@ def test_identified_scenes_show_each_model_as_sure_as_the_piece_that_placed_it()
     assert m2["x"] == 9.5 and m2["sigma_in"] == pytest.approx(0.12)
     out, _ = identified.identify(scene(9.5, 0.02))  # seen clearly later, still in place: not moved again
     assert next(m for m in out["models"] if m["id"] == "m2")["sigma_in"] == pytest.approx(0.12)
+
+
+def test_a_unit_moved_a_model_at_a_time_is_one_activation_from_where_it_began() -> None:
+    # Players move a unit's models one by one and the table settles between: the rules judge the whole
+    # activation from where each model stood when it began, not from the last settled frame.
+    tracker = IdentityTracker.from_scene(SCENE)
+    tracker.update(dets({"a1": (9.0, 5.0), "a2": (6.5, 5.0), "b1": (15.0, 15.0), "b2": (16.5, 15.0)}))
+    tracker.update(dets({"a1": (9.0, 5.0), "a2": (10.5, 5.0), "b1": (15.0, 15.0), "b2": (16.5, 15.0)}))
+    assert tracker.activations["a"]["from"] == {"a1": [5.0, 5.0], "a2": [6.5, 5.0]}
+    assert "b" not in tracker.activations
+    # Then b moves, and a again: a's new activation starts where its first one ended.
+    tracker.update(dets({"a1": (9.0, 5.0), "a2": (10.5, 5.0), "b1": (15.0, 12.0), "b2": (16.5, 12.0)}))
+    tracker.update(dets({"a1": (9.0, 8.0), "a2": (10.5, 8.0), "b1": (15.0, 12.0), "b2": (16.5, 12.0)}))
+    assert tracker.activations["b"]["from"] == {"b1": [15.0, 15.0], "b2": [16.5, 15.0]}
+    assert tracker.activations["a"]["from"] == {"a1": [9.0, 5.0], "a2": [10.5, 5.0]}
+    assert len(tracker.history) == 6  # every model's every move, for the replay
+
+
+def test_the_rules_judge_a_move_the_camera_saw() -> None:
+    # affinity-focal-point.md > Activation: a formation moves up to its Move characteristic (5" here for
+    # Threshold); Formations > Coherency: within 2" of another model of the formation after the move.
+    from rules.systems import ask
+    from tablesight.scene import Scene
+    from vision.live.identified import IdentifiedScenes
+
+    profile = {"type": "Threshold", "move": 5, "attack": 4, "hit": 4, "defense": 4, "hp": 8, "resolve": 3}
+
+    def scene(a_dx: float, b_dy: float) -> dict[str, object]:
+        places = {
+            "a1": (5.0 + a_dx, 5.0),
+            "a2": (6.5 + a_dx, 5.0),
+            "b1": (15.0, 15.0 + b_dy),
+            "b2": (16.5, 15.0 + b_dy),
+        }
+        return {
+            "format": "tablesight-scene/1",
+            "game": "focal-point",
+            "table": {"width_in": 24, "depth_in": 24},
+            "players": [{"id": "red"}, {"id": "blue"}],
+            "units": [
+                {"id": u, "player": p, "name": u, "profile": profile, "state": {"hp": 8}}
+                for u, p in (("a", "red"), ("b", "blue"))
+            ],
+            "models": [
+                {"id": k, "unit": k[0], "base": "32", "x": x, "y": y, "sigma_in": 0.02} for k, (x, y) in places.items()
+            ],
+        }
+
+    identified = IdentifiedScenes()
+    identified.identify(scene(0.0, 0.0))
+    out, _ = identified.identify(scene(4.0, 0.0))  # a advances 4"
+    out, _ = identified.identify(scene(4.0, -6.5))  # b moves 6.5" (more than its 5")
+    assert {e["unit"] for e in out["history"]} == {"a", "b"}
+    legal = ask(Scene.from_dict(out), "move-ok", ["a"], {})
+    too_far = ask(Scene.from_dict(out), "move-ok", ["b"], {})
+    assert legal.to_json()["verdict"] == "yes" and too_far.to_json()["verdict"] == "no"
+    lengths = [m["value_in"] for m in too_far.to_json()["measurements"]]
+    assert lengths == [pytest.approx(6.5, abs=1e-3)] * 2

@@ -79,6 +79,26 @@ def test_select_a_unit_and_read_its_targets(browser: Browser, server: Server, tm
     assert errors == []
 
 
+def test_a_units_last_move_is_drawn_and_judged(browser: Browser, server: Server) -> None:
+    page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
+    page.click("ellipse[data-id=k1]")
+    page.click("#select-unit")
+    page.wait_for_selector("#unit-last-move")
+    # Focal Point > Activation (Move): the knives (Move 6") came 4.5" from where the sample's history
+    # says they stood, round no terrain, and ended in coherency.
+    judged = page.inner_text("#unit-last-move")
+    assert "YES" in judged.upper() and '6.00"' in judged and '4.50"' in judged and "Rule:" in judged
+    assert page.locator("circle.move-start").count() == 3 and page.locator("line.move-path").count() == 3
+    start = page.locator("circle.move-start[data-id=k1]")
+    assert (float(start.get_attribute("cx") or 0), float(start.get_attribute("cy") or 0)) == (14.0, 4.5)
+    # A unit with no move recorded shows none.
+    page.click("ellipse[data-id=l1]")
+    page.click("#select-unit")
+    page.wait_for_selector("#targets li[data-target=knives]")
+    assert page.locator("#unit-last-move").count() == 0 and page.locator("circle.move-start").count() == 0
+    assert errors == []
+
+
 def test_blocked_sight_lines_are_drawn_and_named(browser: Browser, server: Server) -> None:
     page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
     page.click("ellipse[data-id=w1]")

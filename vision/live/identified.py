@@ -3,7 +3,8 @@
 Each settled frame is analysed on its own, and its models get fresh ids. The
 first analysed scene (the deployment) fixes the ids; every later one is matched
 to the models already known by ``IdentityTracker``, so ids, units and the
-players' corrections (which name them) stay put from frame to frame.
+players' corrections (which name them) stay put from frame to frame. Each
+unit's latest move goes into the scene's ``history`` as the rules read it.
 """
 
 from __future__ import annotations
@@ -66,4 +67,8 @@ class IdentifiedScenes:
                     out["players"].append({"id": unit["player"]})
             models.append(raw)
         out["models"] = models
+        # Each unit's latest move, from where its models stood: the rules judge it (move-ok).
+        moves = [copy.deepcopy(event) for event in self.tracker.activations.values()]
+        if moves:
+            out["history"] = out.get("history", []) + moves
         return out, update

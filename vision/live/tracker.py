@@ -19,7 +19,9 @@ and the history is corrected; seen where the guess put it, the estimated move
 is confirmed. When two models could take the same piece the scene says
 the identity is uncertain instead of guessing; a model that vanished, or a
 piece nobody can account for, is a desync that asks the players for a
-correction.
+correction. Besides the history of every model's moves (for replaying the
+game), each unit's latest activation is kept as the rules read a move: where
+each of its models stood when it began (``activations``).
 """
 
 from __future__ import annotations
@@ -105,6 +107,9 @@ class IdentityTracker:
     # model -> the history entry of the move it was guessed to make with its unit, while not seen since, and
     # how unsure its start was
     guessed_moves: dict[str, tuple[dict[str, Any], float]] = field(default_factory=dict, repr=False)
+    # unit -> its latest activation as the rules read it: {"event": "move", "unit", "from": {model: [x, y]}}
+    activations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    moving_unit: str | None = None  # the unit that moved last, alone: its activation may go on
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -213,6 +218,9 @@ class IdentityTracker:
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
             m.lost = m.guessed = False
             m.uncertain = mid in uncertain
+        moved_from: dict[str, dict[str, tuple[float, float]]] = {}  # unit -> where its models moved from now
+        for move in moves:
+            moved_from.setdefault(move.unit, {})[move.model] = move.start
         for unit, guessed in guesses.items():  # models not seen: moved with their unit, as far as anyone can tell
             for mid, (x, y) in guessed.items():
                 if mid in hidden:  # under a hand, the caller says: not a model left behind by its unit
@@ -231,6 +239,7 @@ class IdentityTracker:
                 self.history.append(entry)
                 self.last_move[unit][1].append(entry)
                 self.guessed_moves[mid] = (entry, m.place_sigma_in)
+                moved_from.setdefault(unit, {})[mid] = (m.x, m.y)
                 m.x, m.y, m.guessed, m.lost = x, y, True, True
         vanished = tuple(sorted(mid for mid in self.models if mid not in matched and mid not in hidden))
         unexplained = tuple(j for j in range(len(detections)) if j not in used)
@@ -256,9 +265,27 @@ class IdentityTracker:
                 self.last_move.setdefault(move.unit, (starts[move.unit], []))[1].append(entry)
             elif move.unit in self.last_move:
                 self.last_move[move.unit][1].append(entry)
+        self._note_activations(moved_from)
         return TrackUpdate(
             tuple(moves), tuple(uncertain), vanished, unexplained, bool(vanished or unexplained), tuple(messages)
         )
+
+    def _note_activations(self, moved_from: dict[str, dict[str, tuple[float, float]]]) -> None:
+        """The rules judge a move from where each of the unit's models stood when it was activated. A unit
+        moved over several settled frames (one model at a time, say), with no other unit moving between, is
+        one activation: it keeps the places it started from."""
+        for unit, moved in moved_from.items():
+            if unit == self.moving_unit and unit in self.activations:
+                continue
+            start = {m.id: moved.get(m.id, (m.x, m.y)) for m in self.models.values() if m.unit == unit}
+            self.activations[unit] = {
+                "event": "move",
+                "unit": unit,
+                "from": {mid: [round(x, 4), round(y, 4)] for mid, (x, y) in start.items()},
+                "source": "camera",
+            }
+        if moved_from:
+            self.moving_unit = next(iter(moved_from)) if len(moved_from) == 1 else None
 
     def _rematch_last_move(
         self,

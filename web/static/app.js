@@ -173,6 +173,14 @@ function drawUnit(info) {
       el("polygon", { points: ring.map((p) => p.join(",")).join(" "), class: `range ${name}` }, ranges);
     }
   }
+  // The unit's last move: where each model started, a faint base and a line to where it stands now.
+  const moved = info.last_move ? info.last_move.from : {};
+  for (const [id, start] of Object.entries(moved)) {
+    const now = state.view.models.find((m) => m.id === id);
+    if (!now) continue;
+    el("circle", { cx: start[0], cy: start[1], r: Math.min(now.rx, now.ry), class: "move-start", "data-id": id }, ranges);
+    el("line", { x1: start[0], y1: start[1], x2: now.x, y2: now.y, class: "move-path", "data-id": id }, ranges);
+  }
   for (const target of info.targets) {
     for (const line of target.lines || []) {
       el("line", { x1: line.from[0], y1: line.from[1], x2: line.to[0], y2: line.to[1],
@@ -353,8 +361,18 @@ async function selectUnit(unitId) {
     <p>Move ${reach.move_in ?? "?"}" · threat ${reach.threat_in ?? "?"}" · weapons: ${weapons || "none"}</p>
     <p class="hint">Blue line: move range; orange: move + longest weapon. Green sight lines are clear, red dashed are blocked.</p>
     ${coherencyHtml(info.unit.id)}
+    ${lastMoveHtml(info.last_move)}
     <h3>Targets</h3><ul class="targets" id="targets">${targets || "<li>No enemy units on the table.</li>"}</ul>`;
   render(state.view);
+}
+
+function lastMoveHtml(move) {
+  if (!move) return "";
+  const seen = move.source === "camera" ? "seen by the camera" : "as recorded";
+  const judged = move.ruling ? rulingHtml(move.ruling) : (move.problems || []).map((p) => `<div class="reasons">${escapeHtml(p)}</div>`).join("");
+  return `<h3>Last ${escapeHtml(move.event)} (${seen})</h3>
+    <p class="hint">Faint circles: where each model started; lines: to where it stands.</p>
+    <div id="unit-last-move">${judged}</div>`;
 }
 
 function coherencyHtml(unitId) {

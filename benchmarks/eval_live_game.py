@@ -1,5 +1,6 @@
 """A scripted rendered game through the live pipeline: does every model keep its identity, is every
-move recorded with the right length, and does nothing update while hands are over the table?
+move recorded with the right length, does each activation start where its models stood (the move
+record the rules judge), and does nothing update while hands are over the table?
 
 Run: ``python benchmarks/eval_live_game.py [--rounds 4] [--seed 45]``. Seeded; a few minutes (rendering).
 
@@ -140,6 +141,7 @@ def main() -> None:
     recorded: list[dict[str, Any]] = []
     expected: list[tuple[str, float]] = []
     analyse_ms: list[float] = []
+    starts_off: list[list[float]] = []  # per activation: how far each model's recorded start is from its true one
     settled_counts = [0, 0, 0]  # model-frames scored at settled frames, of those right, and on their own piece
 
     def on_own_piece(mid: str, x: float, y: float, table: dict[str, tuple[float, float]] | None = None) -> bool:
@@ -226,6 +228,9 @@ def main() -> None:
         still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
         for _ in range(args.still_frames):
             show(noisy(still.image), unit, False)
+        # The activation as the rules read it (the scene's history): where each model stood when it began.
+        started = tracker.activations.get(unit, {}).get("from", {}) if tracker is not None else {}
+        starts_off.append([math.dist(started.get(i, (math.inf, 0.0)), before[i]) for i in ids])
 
     # Each true move against the recorded one of the same model, in order.
     errors, sigmas, missing = [], [], 0
@@ -277,6 +282,13 @@ def main() -> None:
         f'  recorded length sigma: median {float(np.median(sigmas)) if sigmas else float("nan"):.3f}", '
         f'max {max(sigmas, default=float("nan")):.3f}"; true length within 2 sigma for {sum(covered)}/{len(errors)}; '
         f'of the {len(off)} moves off by more than 0.05", {sum(off)}'
+    )
+    starts = [o for per_unit in starts_off for o in per_unit]
+    print(
+        f"activations (the rules' move records): {sum(max(o, default=0) <= 0.05 for o in starts_off)}/"
+        f'{len(starts_off)} with every model\'s start within 0.05"; model starts within 0.05": '
+        f'{sum(o <= 0.05 for o in starts)}/{len(starts)} (median {float(np.median(starts)):.3f}", '
+        f'worst {max(starts, default=float("nan")):.3f}")'
     )
     print(f"hands over the table: {hand_frames} frames, {false_updates} false updates (target 0)")
     print(

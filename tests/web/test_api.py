@@ -401,3 +401,26 @@ def test_roster_schema_is_valid_json_schema() -> None:
     from web.rosters import roster_schema
 
     jsonschema.Draft202012Validator.check_schema(roster_schema())
+
+
+def test_a_move_the_camera_saw_is_judged_in_the_unit_panel(hand_fed: TestClient) -> None:
+    # Focal Point > Activation (Move): the knives (Move 6") step 2" forward. The camera's record of the
+    # move (where each knife stood before) reaches the unit's panel, judged by the rules.
+    from vision.live.identified import IdentifiedScenes
+
+    client = hand_fed
+    session = client.app.state.session  # type: ignore[attr-defined]
+    identified = IdentifiedScenes()
+    deployed, status = session_feed_frame()
+    identified.identify(deployed)
+    moved, _ = session_feed_frame()
+    for model in moved["models"]:
+        if model["unit"] == "knives":
+            model["y"] += 2.0
+    scene, _ = identified.identify(moved)
+    session.set_base(scene, status)
+    last = client.get("/api/units/knives").json()["last_move"]
+    assert last["source"] == "camera" and last["from"] == {"k1": [14.0, 9.0], "k2": [15.5, 9.4], "k3": [16.9, 10.1]}
+    assert last["ruling"]["verdict"] == "yes"
+    assert [m["value_in"] for m in last["ruling"]["measurements"]] == [pytest.approx(2.0, abs=1e-3)] * 3
+    assert client.get("/api/units/wardens").json()["last_move"] is None  # no move recorded for them

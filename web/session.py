@@ -73,8 +73,12 @@ def _last_move(scene: Scene, system: Any, unit_id: str) -> dict[str, Any] | None
     record = last_event(scene, unit_id, MOVE_EVENTS)
     if record is None:
         return None
-    starts = {mid: list(xy) for mid, xy in dict(record.get("from", {})).items()}
-    out: dict[str, Any] = {"event": record["event"], "from": starts, "source": record.get("source", "players")}
+    # last_event reads a copy of the scene: its record is ours to hand out
+    out: dict[str, Any] = {
+        "event": record["event"],
+        "from": record.get("from", {}),
+        "source": record.get("source", "players"),
+    }
     if "move-ok" in system.questions:
         found, notes = _safe_rulings(lambda: [system.move_ok(scene, unit_id)])
         out["ruling"] = found[0].to_json() if found else None

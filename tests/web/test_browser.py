@@ -93,6 +93,8 @@ def test_a_units_last_move_is_drawn_and_judged(browser: Browser, server: Server)
     assert (float(start.get_attribute("cx") or 0), float(start.get_attribute("cy") or 0)) == (14.0, 4.5)
     # A unit with no move recorded shows none.
     page.click("ellipse[data-id=l1]")
+    # The model panel is drawn after its fetch: wait for l1's, or the click would select the knives again.
+    page.wait_for_function("(document.querySelector('#selection h2') || {}).textContent === 'Model l1'")
     page.click("#select-unit")
     page.wait_for_selector("#targets li[data-target=knives]")
     assert page.locator("#unit-last-move").count() == 0 and page.locator("circle.move-start").count() == 0

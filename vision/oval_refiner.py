@@ -51,6 +51,8 @@ class OvalRefined:
     x_in: npt.NDArray[np.float64]
     y_in: npt.NDArray[np.float64]
     facing_deg: npt.NDArray[np.float64]
+    # P(an oval base is centred there); 1 from a refiner trained before it learned to say (session 28)
+    p_oval: npt.NDArray[np.float64]
 
 
 def oval_crop(photo: Image, frame: TableFrame, centre_in: tuple[float, float], facing_deg: float) -> Image:
@@ -98,6 +100,13 @@ class OvalRefiner:
         if not path.is_file():
             raise OvalRefinerError(f"{path}: no oval refiner model there (train one: tablesight train-refiner --ovals)")
         self._network = OnnxNetwork(path, OvalRefinerError)
+        probe = np.zeros((1, 3, OVAL_CROP_PX, OVAL_CROP_PX), np.float32)
+        self._outputs = self._network.raw(probe).shape[1]
+
+    @property
+    def says_if_oval(self) -> bool:
+        """Whether this refiner says if an oval is centred on its crop (trained with negatives, session 28)."""
+        return bool(self._outputs > len(OVAL_SIZES) + 3)
 
     @staticmethod
     def available(model_path: Path = DEFAULT_OVAL_REFINER) -> bool:
@@ -120,7 +129,7 @@ class OvalRefiner:
         """One reading of each oval, cropped round ``centres_in`` and turned to ``facings_deg``."""
         if not centres_in:
             empty = np.zeros(0)
-            return OvalRefined([], empty, empty, empty, empty)
+            return OvalRefined([], empty, empty, empty, empty, empty)
         crops = [oval_crop(photo, frame, c, f) for c, f in zip(centres_in, facings_deg, strict=True)]
         assert self._network is not None
         raw = self._network.raw(to_blob(crops))
@@ -139,4 +148,5 @@ class OvalRefiner:
             centres[:, 0] + dx,
             centres[:, 1] + dy,
             (facing + raw[:, len(OVAL_SIZES) + 2] * FACING_SCALE_DEG) % 180.0,
+            1.0 / (1.0 + np.exp(-raw[:, -1])) if self.says_if_oval else np.ones(len(best)),
         )

@@ -142,3 +142,42 @@ def test_ovals_go_to_their_player_read_round_their_measured_outline(seed: int, g
     ]
     assert sum("x" in t["base"] for t, _ in pairs) >= 1 and len(pairs) >= 6
     assert [t["id"] for t, f in pairs if owner[t["unit"]] != found_owner[f["unit"]]] == []
+
+
+@pytest.mark.parametrize(
+    ("seed", "game", "oval_id"), [(6312, "focal-point", "u5m1"), (6293, "grinding-annihilation", "u1m1")]
+)
+def test_an_oval_boxed_faintly_or_as_a_round_base_is_found_where_the_oval_refiner_is_sure(
+    seed: int, game: str, oval_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tuning tables (neither trained on nor held out) whose oval, under a large figure on a hill, the network
+    boxes only faintly (6312: oval 0.10, round 0.08) or as a round base the base refiner turns away (6293:
+    round 0.70). The oval refiner, trained with negatives since session 28, says an oval is centred there: it is
+    found, named and measured, marked faint; without that word (no box passes) it is missed. Nothing false is
+    added either way (docs/detector.md, session 28)."""
+    import vision.detect_learned as detect_learned
+
+    table = render_table(seed, game)
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    truth = table.scene["models"]
+    oval = next(m for m in truth if m["id"] == oval_id)
+    assert OvalRefiner(DEFAULT_OVAL_REFINER).says_if_oval
+
+    def found_oval() -> tuple[dict[str, object] | None, float, int, int]:
+        result = analyze_rendered(table, lens, LearnedDetector())
+        bases = result.detections[result.detections.kind == 0]
+        models = result.scene["models"]
+        pairs = _match(truth, models, lambda m: base_semi_axes_in(m["base"])[1])
+        for i, j, d in pairs:
+            if truth[i]["id"] == oval_id:
+                return {**models[j], "how": str(bases.measured_by[j])}, d * MM_PER_IN, len(pairs), len(models)
+        return None, float("nan"), len(pairs), len(models)
+
+    seen, error_mm, matched, found = found_oval()
+    assert seen is not None and seen["base"] == oval["base"] and seen["how"] == "oval refined, faint"
+    assert error_mm < 1.0
+    assert matched == found == len(truth)
+
+    monkeypatch.setattr(detect_learned, "OVAL_RESCUE_MIN_P", 1.01)  # the refiner's word never suffices
+    seen, _, matched, found = found_oval()
+    assert seen is None and matched == found == len(truth) - 1

@@ -120,15 +120,21 @@ def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
         for truth in (tmp_path / "ref" / "tables-600000-varied").glob("*.truth.json")  # the default figures
         for m in json.loads(truth.read_text())["scene"]["models"]
     )
-    assert ovals >= 1 and card["data"]["tables"] == 2 and card["data"]["samples"] == 24 * ovals
+    assert ovals >= 1 and card["data"]["tables"] == 2 and card["data"]["positives"] == 24 * ovals
+    # negatives too (round bases, the detector's proposals, random points), so it can say "no oval here"
+    assert card["data"]["samples"] > card["data"]["positives"]
     assert card["settings"]["epochs"] == 1
     assert card["classes"] == OVAL_SIZES
-    assert {"size_right", "centre_mm_median", "facing_deg_median"} <= set(card["validation"])
+    assert {"oval_right", "not_oval_right", "size_right", "centre_mm_median", "facing_deg_median"} <= set(
+        card["validation"]
+    )
 
     table = render_table(7, "focal-point")
     frame = calibrate(table.empty, table.layout, webcam_lens(100_000))
     centres = [(m["x"], m["y"]) for m in table.scene["models"][:3]]
-    said = OvalRefiner(onnx).measure(table.image, frame, centres, [0.0, 45.0, 170.0])
+    refiner = OvalRefiner(onnx)
+    said = refiner.measure(table.image, frame, centres, [0.0, 45.0, 170.0])
+    assert refiner.says_if_oval and np.all((said.p_oval >= 0) & (said.p_oval <= 1))
     assert set(said.size) <= set(OVAL_SIZES) and len(said.size) == 3
     assert np.all((said.facing_deg >= 0) & (said.facing_deg < 180))
     assert np.all(np.abs(said.x_in - np.array(centres)[:, 0]) < 3.0)  # an untrained network, but a crop's worth

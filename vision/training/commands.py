@@ -227,8 +227,7 @@ def train_base_refiner(
         # What the renderer drew (session 22): the crops' targets are the tops' places, not the feet's.
         "bases": "solids 0.12-0.19 in tall, tops inset 2-14 %; centres are the tops' at BASE_HEIGHT_IN (0.15 in)",
     }
-    if not ovals:
-        data["positives"] = sum(d["positives"] for d in described)
+    data["positives"] = sum(d["positives"] for d in described)
     settings = {"epochs": epochs, "batch": 128, "lr": 0.002, "optimizer": "AdamW, one-cycle", "seed": 0}
     onnx, describe, metrics = (_train_oval_refiner if ovals else _train_round_refiner)(root, parts, epochs, log)
     card = write_card(onnx, data, settings, metrics, describe)
@@ -286,7 +285,8 @@ def _train_oval_refiner(
         "classes": OVAL_SIZES,
         "input": f"(N, 3, {OVAL_CROP_PX}, {OVAL_CROP_PX}) crops of the rectified view at {OVAL_PX_PER_IN} px/inch "
         "centred on each oval proposal and turned to its facing (vision/oval_refiner.py: oval_crop), RGB 0..1",
-        "output": f"(N, {len(OVAL_SIZES)} + 2 + 1): size logits, centre offset along and across the facing in units "
-        f"of {OVAL_OFFSET_SCALE_IN} in, facing correction in units of {FACING_SCALE_DEG} degrees",
+        "output": f"(N, {len(OVAL_SIZES)} + 2 + 1 + 1): size logits, centre offset along and across the facing in "
+        f"units of {OVAL_OFFSET_SCALE_IN} in, facing correction in units of {FACING_SCALE_DEG} degrees, and the logit "
+        "of an oval base being centred there",
     }
     return onnx, describe, metrics

@@ -95,7 +95,7 @@ def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray
         if size not in ROUND_SIZES:  # an oval is no round base, however round its middle looks
             add((centres[k, 0], centres[k, 1]), None)
     # The detector's own proposals: on a round base, a positive at the detector's real error; elsewhere, a negative.
-    detector = _detector(PROPOSAL_THRESHOLD)
+    detector = proposal_detector(PROPOSAL_THRESHOLD)
     boxes, cls, _ = detector.boxes(frame.rectify(photo, DETECT_PX_PER_IN))
     for box, c in zip(boxes, cls, strict=True):
         if CLASSES[int(c)] != "round":
@@ -126,7 +126,8 @@ def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray
 _detectors: dict[float, LearnedDetector] = {}
 
 
-def _detector(threshold: float) -> LearnedDetector:
+def proposal_detector(threshold: float) -> LearnedDetector:
+    """The detector without refiners, boxing from ``threshold``: the proposals training crops are cut at."""
     if threshold not in _detectors:  # once per worker process
         _detectors[threshold] = LearnedDetector(score_threshold=threshold, refiner_path=None)
     return _detectors[threshold]

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
+from geometry.distance import ellipse_gap_in
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.colour import bgr_to_lab
 from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
@@ -70,6 +71,12 @@ LOW_MIN_P = 0.99
 # bases found 97.98 -> 98.31 % (ovals 79 -> 82 of 87, and two more from round boxes under 0.15), precision
 # 99.66 % either way, the same at P >= 0.5; at 0.99 one fewer. 6320-6399 (slim figures): no change.
 OVAL_RESCUE_MIN_P = 0.9
+# ...and an oval box of PLAIN_THRESHOLD or more needs this. Tuning tables 6320-6399: one oval dropped, sizes right
+# 98.57 -> 98.67 %; 0.1 the same; 6200-6319 unchanged.
+OVAL_MIN_P = 0.5
+# An oval whose outline overlaps a round base's, or a surer oval's, by more than this is not there (two bases never
+# overlap): two 25 mm bases in a row can read as a 60x35 oval (tuning table 06211).
+OVAL_OVERLAP_IN = 0.1
 # Two real bases never overlap. A faint base whose disc reaches this far into a surer one's (centres closer than
 # this x the sum of their radii) is a figure's part read as a base. Tuning 6320-6519: the two such were at 0.43 and
 # 0.51, every true faint base at 1.02 or more.
@@ -259,23 +266,23 @@ class LearnedDetector:
         refined = self._refine(photo, frame, [p[1] for p in proposals if p[0] == "round"])
         rows, faint, k = [], [], 0
         for name, centre_in, size_in, s in proposals:
-            seen, oval_min_p = None, 0.0
+            seen, rescued = None, False
             if name == "oval" and s < PLAIN_THRESHOLD:
-                oval_min_p = OVAL_RESCUE_MIN_P  # a faint oval box: an oval only where the oval refiner is sure
+                rescued = True  # a faint oval box: an oval only where the oval refiner is sure
             if name == "round" and refined is not None:
                 seen = (refined.x_in[k], refined.y_in[k], refined.size[k], refined.p_base[k])
                 k += 1
                 if seen[3] < (REFINED_MIN_P if s >= REFINED_THRESHOLD else LOW_MIN_P):
                     if not rescue_ovals:
                         continue
-                    name, seen, oval_min_p = "oval", None, OVAL_RESCUE_MIN_P  # no round base: an oval under a figure?
+                    name, seen, rescued = "oval", None, True  # no round base: an oval under a figure?
                 elif s < REFINED_THRESHOLD and _near(known, seen[:2], OBJECTIVE_MM / 2 / MM_PER_IN):
                     continue  # a faint "base" on a marker: the marker's disc, part hidden, read as one
-            row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, oval_min_p)
+            row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, rescued)
             if row is None:
                 continue
             rows.append(row)
-            faint.append(s < REFINED_THRESHOLD or oval_min_p > 0)
+            faint.append(s < REFINED_THRESHOLD or rescued)
         found = _detections(_no_marker_on_a_base(_one_per_base(rows, faint)))
         # Markers can be taken away in play (Grinding-Annihilation's Exstintech Caches removes four).
         marker_boxes = [p[1] for p in boxed if p[0] == "objective"]
@@ -296,12 +303,13 @@ class LearnedDetector:
         size_in: tuple[float, float],
         score: float,
         refined: tuple[float, float, str, float] | None = None,
-        oval_min_p: float = 0.0,
+        rescued: bool = False,
     ) -> tuple[Any, ...] | None:
         """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample, the empty table's colours
         at the rim sample's points) of one proposal, refined in a 40 px/in patch. ``refined``: the refiner's
         centre, size and P(base) for a round base; None where the photo shows no base at the refiner's place,
-        or (``oval_min_p``) an oval the oval refiner is less sure than that of."""
+        or an oval the oval refiner says is none (``rescued``: a faint or round box tried as an oval, which needs
+        it sure)."""
         ppi = self.px_per_in
         half_in = max(size_in) * 0.85 + 0.15
         x0 = int(np.floor((centre_in[0] - half_in) * ppi))
@@ -358,13 +366,13 @@ class LearnedDetector:
             how = "oval"
             if self._oval_refiner is not None and size in LEARNED_OVALS:
                 seen = self._oval_refiner.measure(photo, frame, [centre_in], [facing])
-                if seen.p_oval[0] < oval_min_p:
+                if seen.p_oval[0] < (OVAL_RESCUE_MIN_P if rescued else OVAL_MIN_P):
                     return None
                 size, facing, how = seen.size[0], float(seen.facing_deg[0]), "oval refined"
-                if oval_min_p > 0:
+                if rescued:
                     how = "oval refined, faint"  # a faint box, or a round one: less of the oval shows
                 cx, cy = seen.x_in[0] * ppi - x0, seen.y_in[0] * ppi - y0
-            elif oval_min_p > 0:
+            elif rescued:
                 return None  # no refiner's word on it: a faint box alone is no oval
             a, b = base_semi_axes_in(size)
             colour = colour_of(patch, cx, cy, b * ppi)
@@ -483,7 +491,38 @@ def _one_per_base(rows: list[tuple[Any, ...]], faint: list[bool]) -> list[tuple[
         ):
             continue
         kept.append(row)
-    return kept
+    # An oval whose outline reaches into a round base kept, or into a surer oval, is dropped: the base refiner
+    # reads round bases surer than the network boxes ovals, and two round bases in a row can look like one.
+    return [
+        row
+        for k, row in enumerate(kept)
+        if not (_is_oval(row) and _overlaps(row, [o for j, o in enumerate(kept) if not _is_oval(o) or j < k]))
+    ]
+
+
+def _is_oval(row: tuple[Any, ...]) -> bool:
+    return bool(row[5] == 0 and row[2] != row[3])
+
+
+def _overlaps(row: tuple[Any, ...], others: list[tuple[Any, ...]]) -> bool:
+    """Whether the base ``row`` overlaps any base of ``others`` by more than OVAL_OVERLAP_IN.
+    Rows: (x, y, a, b, facing in degrees, kind, ...)."""
+    others = [o for o in others if o[5] == 0]
+    if not others:
+        return False
+    o = np.array([o[:5] for o in others], np.float64)
+    n = len(o)
+    gap = ellipse_gap_in(
+        o[:, 0] - row[0],
+        o[:, 1] - row[1],
+        np.full(n, row[2]),
+        np.full(n, row[3]),
+        np.full(n, math.radians(row[4])),
+        o[:, 2],
+        o[:, 3],
+        np.radians(o[:, 4]),
+    )
+    return bool((gap < -OVAL_OVERLAP_IN).any())
 
 
 def _no_marker_on_a_base(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

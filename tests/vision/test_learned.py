@@ -255,3 +255,27 @@ def test_only_new_markers_nearly_centred_on_a_found_base_are_dropped() -> None:
     far = (20.0, 10.0, 0.79, 0.79, 0.0, 1, "", 0.95)
     assert _no_marker_on_a_base([on_it, base, beside, far]) == [base, beside, far]
     assert _no_marker_on_a_base([on_it, far]) == [on_it, far]  # no base found: the markers stay
+
+
+def test_an_oval_overlapping_a_surer_base_is_dropped_but_one_beside_it_stays() -> None:
+    """Two real bases never overlap. Tuning table 06211 (docs/detector.md, session 28): two 25 mm bases in a row
+    were read as one 60x35 oval between them, its outline 0.2" into each; the round bases keep their place, even
+    one less sure than the oval (06321: a 32 mm base behind a wall, 0.20, under a false 75x42 oval, 0.54)."""
+    from vision.detect_learned import BASE_OVERLAP, OVAL_OVERLAP_IN, _one_per_base
+
+    r25, (a60, b60) = base_semi_axes_in("25")[0], base_semi_axes_in("60x35")
+    first = (10.0, 10.0, r25, r25, 0.0, 0, "25", 0.9)
+    second = (10.0, 10.0 + 2 * r25 + 0.4, r25, r25, 0.0, 0, "25", 0.8)
+    # Long axis along the pair, centred between them: too far from either centre for the centre rule (over
+    # BASE_OVERLAP x its short semi-axis), but its outline reaches into both.
+    between = (10.0, 10.0 + r25 + 0.2, a60, b60, 90.0, 0, "60x35", 0.4)
+    assert r25 + 0.2 > BASE_OVERLAP * b60
+    assert _one_per_base([first, second, between], [False] * 3) == [first, second]
+    faint_round = (*second[:7], 0.2)
+    assert _one_per_base([first, faint_round, between], [False] * 3) == [first, faint_round]
+    # The same oval turned across the pair and moved off it, its tip just short of the first base by the tolerance.
+    clear = (10.0 + r25 + a60 - 0.9 * OVAL_OVERLAP_IN, 10.0, a60, b60, 0.0, 0, "60x35", 0.4)
+    assert _one_per_base([first, second, clear], [False] * 3) == [first, second, clear]
+    # Round bases alone keep the centre rule (a size read one step large must not cost a neighbour).
+    pressed = (10.0 + 2 * r25 - 0.15, 10.0, r25, r25, 0.0, 0, "25", 0.7)
+    assert pressed in _one_per_base([first, pressed], [False] * 2)

@@ -896,7 +896,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--epochs", type=int, default=20)
     tr.add_argument("--ship", action="store_true", help="install the result as the shipped refiner")
-    tr.add_argument("--ovals", action="store_true", help="the oval refiner (size, centre, facing), on the same tables")
+    tr.add_argument(
+        "--ovals",
+        action="store_true",
+        help="the oval refiner (is an oval centred there, size, centre, facing), on the same tables",
+    )
     tr.add_argument(
         "--figures",
         default="varied",

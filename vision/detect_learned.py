@@ -89,6 +89,10 @@ MARKER_ON_BASE = 0.5  # x a found base's short semi-axis: a new marker centred t
 # A marker on the empty table (no model there to be taken for one). Tuning tables' empty frames (1123 markers):
 # at 0.25, 1115 found; at 0.2, 1116 and no false one; at 0.15 a false one.
 SETUP_MARKER_SCORE = 0.2
+# ...and its box must be no longer than this x the marker's diameter: on 400 tuning tables' empty frames (seeds
+# 6200-6399, 8000-8199) the true markers' boxes were 0.83-1.09 x, the one false set-up marker's 1.37 x (a woods'
+# long flat patch).
+MARKER_BOX_MAX = 1.25
 MARKER_SHIFT = 0.25  # an outline fit may move a marker this x its radius from its box's centre, no more
 MARKER_GONE_SHARE = 0.7  # a set-up marker whose disc now looks like the mat round it on this share is gone
 # A refined base whose edge differs from the empty table at fewer than this share of the angles round it is
@@ -103,6 +107,11 @@ MIN_SEEN_SHARE = 0.125
 # refiner, and its centre is less sure too: on 200 tuning tables (seeds 6000-6139 blob, 6140-6199 varied with trees)
 # the 53 of 2157 such bases needed a sigma of 1.37 mm for 95 % within 2 sigma, the rest 0.40 mm.
 FAINT_REFINED = 0.4
+# ...and such a base whose rim shows all round needs the refiner this sure: there the refiner has the whole base
+# to read, and an unsure word on a faint box was, on the tuning tables (seeds 6200-6399 and 8000-8199), a hand, a
+# big base read on an oval, or a hidden base read half a radius off: 6 of the 7 faint bases read at P < 0.7 were
+# none, against 4 of 83 at P >= 0.7 (the same from 0.6; under 0.9: 7 of 12).
+FAINT_MIN_P = 0.7
 
 
 class ModelError(RuntimeError):
@@ -179,7 +188,7 @@ class LearnedDetector:
         rows = [
             self._measure(empty, None, frame, "objective", centre_in, size_in, s)
             for name, centre_in, size_in, s in _proposals(boxes, cls, score)
-            if name == "objective" and s >= SETUP_MARKER_SCORE
+            if name == "objective" and s >= SETUP_MARKER_SCORE and _marker_sized(size_in)
         ]
         # measured with nothing over them
         rows = [(*r[:9], f"{r[9]}, reference", *r[10:]) for r in rows if r is not None]
@@ -260,8 +269,10 @@ class LearnedDetector:
                 continue  # the refiners check bases only: the others keep the plain threshold
             if name == "oval" and s < PLAIN_THRESHOLD and not rescue_ovals:
                 continue
-            if name == "objective" and (_near(known, centre_in, OBJECTIVE_MM / MM_PER_IN) or s < NEW_MARKER_SCORE):
-                continue  # the set-up's marker stands for it; one it did not have must be sure
+            if name == "objective" and (
+                _near(known, centre_in, OBJECTIVE_MM / MM_PER_IN) or s < NEW_MARKER_SCORE or not _marker_sized(size_in)
+            ):
+                continue  # the set-up's marker stands for it; one it did not have must be sure, and disc-sized
             proposals.append((name, centre_in, size_in, s))
         refined = self._refine(photo, frame, [p[1] for p in proposals if p[0] == "round"])
         rows, faint, k = [], [], 0
@@ -342,6 +353,8 @@ class LearnedDetector:
             if share < PARTIAL_SEEN_SHARE:
                 how = "refined, partial"
             elif sure < FAINT_REFINED:
+                if refined[3] < FAINT_MIN_P:
+                    return None
                 how = "refined, faint"
             return (refined[0], refined[1], a, a, 0.0, 0, refined[2], sure, colour, how, rim, mat)
         ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
@@ -449,6 +462,11 @@ def _proposals(
         size_in = ((box[2] - box[0]) / DETECT_PX_PER_IN, (box[3] - box[1]) / DETECT_PX_PER_IN)
         out.append((CLASSES[int(c)], centre_in, size_in, float(s)))
     return out
+
+
+def _marker_sized(size_in: tuple[float, float]) -> bool:
+    """Whether a box is small enough to be an objective marker's disc (a larger one is something else)."""
+    return max(size_in) <= MARKER_BOX_MAX * OBJECTIVE_MM / MM_PER_IN
 
 
 def _near(found: Detections, centre_in: tuple[float, float], distance_in: float) -> bool:

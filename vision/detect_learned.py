@@ -109,7 +109,7 @@ MIN_SEEN_SHARE = 0.125
 FAINT_REFINED = 0.4
 # ...and such a base whose rim shows all round needs the refiner this sure: there the refiner has the whole base
 # to read, and an unsure word on a faint box was, on the tuning tables (seeds 6200-6399 and 8000-8199), a hand, a
-# big base read on an oval, or a hidden base read half a radius off: 6 of the 7 faint bases read at P < 0.7 were
+# big base read on an oval, a base read half a radius or more off: 6 of the 7 faint bases read at P < 0.7 were
 # none, against 4 of 83 at P >= 0.7 (the same from 0.6; under 0.9: 7 of 12).
 FAINT_MIN_P = 0.7
 

@@ -217,21 +217,20 @@ def train_oval_refiner(
         return loss
 
     def validate(net: Any, val: Any) -> dict[str, float]:
-        pos = val[data["is_oval"][val] > 0.5]
-        neg = val[data["is_oval"][val] <= 0.5]
+        is_pos = data["is_oval"][val] > 0.5  # per held-back crop, in the order of ``val``
+        pos = val[is_pos]
         if len(pos) == 0:  # no oval held back: nothing to score
             return dict.fromkeys(FIGURES, float("nan"))
         net.eval()
         with torch.no_grad():
             out = torch.cat([net(x_all[val[k : k + 256]].float() / 255.0) for k in range(0, len(val), 256)])
-        at = {int(v): k for k, v in enumerate(val)}
         said_oval = (out[:, n_sizes + 3] > 0).numpy()
-        o = out[[at[int(v)] for v in pos]]
+        o = out[torch.from_numpy(is_pos)]
         err_mm = ((o[:, n_sizes : n_sizes + 2] - off_all[pos]) * OVAL_OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()
         turn_deg = ((o[:, n_sizes + 2] - turn_all[pos]) * FACING_SCALE_DEG).abs().numpy()
         return {
-            "oval_right": round(float(np.mean([said_oval[at[int(v)]] for v in pos])), 4),
-            "not_oval_right": round(float(np.mean([not said_oval[at[int(v)]] for v in neg])), 4) if len(neg) else 1.0,
+            "oval_right": round(float(said_oval[is_pos].mean()), 4),
+            "not_oval_right": round(float((~said_oval[~is_pos]).mean()), 4) if (~is_pos).any() else 1.0,
             "size_right": round(float((o[:, :n_sizes].argmax(1) == size_all[pos]).float().mean()), 4),
             "centre_mm_median": round(float(np.median(err_mm)), 3),
             "centre_mm_p95": round(float(np.percentile(err_mm, 95)), 3),

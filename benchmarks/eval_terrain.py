@@ -1,6 +1,6 @@
 """Terrain footprints found on the empty table against the truth: IoU per true piece (issue 5: IoU >= 0.9 on 95 %).
 
-    python benchmarks/eval_terrain.py --tables 20 --seed 5000 [--wall-heights]
+    python benchmarks/eval_terrain.py --tables 20 --seed 5000 [--wall-heights] [--method segmenter|grabcut]
 
 Renders held-out tables, finds footprints (``vision.terrain``) on each empty-table
 frame, and for every true piece takes the best IoU with a found polygon (0 when
@@ -36,6 +36,9 @@ def main() -> None:
     parser.add_argument(
         "--wall-heights", action="store_true", help="take walled pieces' lean out, given their height (footprint_under)"
     )
+    parser.add_argument(
+        "--method", default="auto", help="how pieces are cut from their patches: segmenter, grabcut, auto"
+    )
     args = parser.parse_args()
     detector = make_detector("learned")
     lens = webcam_lens(args.seed)
@@ -46,7 +49,7 @@ def main() -> None:
         table = render_table(args.seed + k, game)
         frame = calibrate(table.empty, table.layout, lens)
         start = time.perf_counter()
-        found = terrain_footprints(detector, table.empty, frame)  # type: ignore[arg-type]
+        found = terrain_footprints(detector, table.empty, frame, args.method)  # type: ignore[arg-type]
         times.append((time.perf_counter() - start) * 1e3)
         truth = [(t["kind"], shapely.Polygon(t["polygon"]), t["height_in"]) for t in table.scene["terrain"]]
         if args.wall_heights:

@@ -311,7 +311,8 @@ def cmd_find_terrain(args: argparse.Namespace) -> int:
     kinds = _id_values("--kinds", args.kinds)
     walls = _heights("--walls", args.walls)
     heights = _heights("--heights", args.heights)
-    found = terrain_footprints(make_detector("learned", args.model), empty, frame)  # type: ignore[arg-type]
+    detector = make_detector("learned", args.model)
+    found = terrain_footprints(detector, empty, frame, args.method)  # type: ignore[arg-type]
     found.sort(key=lambda poly: (round(poly.centroid.y), poly.centroid.x))  # ids read like a page: stable per view
     ids = [f"t{k + 1}" for k in range(len(found))]
     unknown = sorted((set(kinds) | set(walls) | set(heights)) - set(ids))
@@ -507,6 +508,24 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         figures=figures,
     )
     _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
+    return 0
+
+
+def cmd_train_terrain(args: argparse.Namespace) -> int:
+    try:
+        from vision.training.commands import train_terrain_segmenter  # training code: only in this command
+    except ImportError as error:
+        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+    sets = []
+    for spec in args.sets.split(","):
+        fields = spec.strip().split(":")
+        if len(fields) != 2 or not fields[0].isdigit() or not fields[1].isdigit():
+            raise ValueError(f"--sets: {spec!r} is not SEED:TABLES")
+        sets.append((int(fields[0]), int(fields[1]), ("focal-point", "grinding-annihilation")))
+    result = train_terrain_segmenter(
+        args.out, tuple(sets), args.epochs, ship=args.ship, log=lambda line: print(line, file=sys.stderr)
+    )
+    _emit(args, result, f"terrain segmenter {result['onnx']} (card {result['card']}): {result['validation']}")
     return 0
 
 
@@ -831,6 +850,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ft.add_argument("--heights", default=None, help="other pieces' heights in inches, seen as flat: t3=1")
     ft.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
+    ft.add_argument(
+        "--method",
+        default="auto",
+        choices=("auto", "segmenter", "grabcut"),
+        help="how each piece is cut from round its box: the shipped segmenter network, GrabCut on colour, or auto "
+        "(the network where its file is there)",
+    )
     ft.add_argument("--out", default=None, help='save the pieces here ({"terrain": [...]}, for analyze --terrain)')
     add_layout(ft)
     ft.set_defaults(run=cmd_find_terrain)
@@ -908,6 +934,15 @@ def build_parser() -> argparse.ArgumentParser:
         "or varied (slim figures to blobs, as the path tracer draws them: tables-SEED-varied/; the shipped one's)",
     )
     tr.set_defaults(run=cmd_train_refiner)
+
+    tt = add(
+        "train-terrain", "render tables, train the terrain segmenter (the piece as seen round each box), export ONNX"
+    )
+    tt.add_argument("out", help="working folder: tables-SEED/, samples-terrain-SEED.npz, the ONNX model and its card")
+    tt.add_argument("--sets", default="30000:150,30150:150", help="sets of rendered tables, SEED:TABLES")
+    tt.add_argument("--epochs", type=int, default=20)
+    tt.add_argument("--ship", action="store_true", help="install the result as the shipped terrain segmenter")
+    tt.set_defaults(run=cmd_train_terrain)
 
     tc = add("train-card-finder", "render Flux tables, train the oriented-box card finder, export ONNX (train extra)")
     tc.add_argument("out", help="working folder: data/, run/, the ONNX model and its card")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 import shapely
 import shapely.affinity
 
@@ -13,13 +16,14 @@ from vision.synth.table import render_table
 from vision.terrain import footprint_under, terrain_footprints
 
 
-def test_footprints_match_flat_pieces_and_cover_tall_ones() -> None:
+@pytest.mark.parametrize("method", ["segmenter", "grabcut"])
+def test_footprints_match_flat_pieces_and_cover_tall_ones(method: str) -> None:
     checked = 0
     for seed in (21, 24):
         table = render_table(seed, "focal-point", hard="none")
         lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
         frame = calibrate(table.empty, table.layout, lens)
-        found = terrain_footprints(make_detector("learned"), table.empty, frame)  # type: ignore[arg-type]
+        found = terrain_footprints(make_detector("learned"), table.empty, frame, method)  # type: ignore[arg-type]
         truth = [(t["kind"], t["height_in"], shapely.Polygon(t["polygon"])) for t in table.scene["terrain"]]
         assert all(any(f.intersects(p) for _, _, p in truth) for f in found)  # nothing found on bare mat
         for kind, height, poly in truth:
@@ -94,3 +98,18 @@ def test_a_pieces_cast_shadow_is_given_back_to_the_mat() -> None:
     assert found is not None
     piece = shapely.box(x0, y0, x1, y1)
     assert piece.intersection(found).area / piece.union(found).area >= 0.93
+
+
+def test_an_unknown_method_or_a_missing_segmenter_says_which(tmp_path: Path) -> None:
+    from vision.detect_learned import ModelError
+    from vision.terrain import TerrainSegmenter
+
+    table = render_table(21, "focal-point", hard="none")
+    frame = calibrate(table.empty, table.layout, LensModel(table.camera.K, table.camera.dist, table.camera.size))
+    with pytest.raises(ValueError, match="terrain method 'watershed'"):
+        terrain_footprints(make_detector("learned"), table.empty, frame, "watershed")  # type: ignore[arg-type]
+    with pytest.raises(ModelError, match="nothing.onnx: no terrain segmenter there"):
+        TerrainSegmenter(tmp_path / "nothing.onnx")
+    (tmp_path / "broken.onnx").write_bytes(b"not a network")
+    with pytest.raises(ModelError, match="broken.onnx: not a model"):
+        TerrainSegmenter(tmp_path / "broken.onnx")

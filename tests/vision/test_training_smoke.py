@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import shapely
 
 from calibration.table_frame import calibrate
 from vision.detect_learned import LearnedDetector
@@ -138,3 +139,28 @@ def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
     assert set(said.size) <= set(OVAL_SIZES) and len(said.size) == 3
     assert np.all((said.facing_deg >= 0) & (said.facing_deg < 180))
     assert np.all(np.abs(said.x_in - np.array(centres)[:, 0]) < 3.0)  # an untrained network, but a crop's worth
+
+
+def test_train_terrain_segmenter_export_and_run(tmp_path: Path) -> None:
+    """The terrain segmenter's training path, small: render 2 tables, cut patches, one epoch, ONNX, run."""
+    from vision.terrain import SEGMENTER_INPUT_PX, TerrainSegmenter, segmenter_input, terrain_patches
+
+    out = run("train-terrain", str(tmp_path / "seg"), "--sets", "30000:2", "--epochs", "1", cwd=tmp_path)
+    onnx = tmp_path / "seg" / "terrain-segmenter.onnx"
+    assert "terrain segmenter" in out and onnx.is_file()
+    card = json.loads(onnx.with_suffix(".card.json").read_text())
+    assert card["data"]["sets"][0]["tables"] == 2 and card["data"]["patches"] >= 3 and card["settings"]["epochs"] == 1
+    assert set(card["validation"]) == {"iou_median", "iou_at_least_0.9", "iou_p10"}
+    # each box's patch, its two jittered framings: three times the boxes
+    assert card["data"]["patches"] % 3 == 0
+
+    table = render_table(30000, "focal-point")
+    frame = calibrate(table.empty, table.layout, webcam_lens(30000))
+    patches = terrain_patches(LearnedDetector(refiner_path=None), table.empty, frame)
+    assert patches
+    segmenter = TerrainSegmenter(onnx)
+    for patch in patches:
+        assert segmenter_input(patch).shape == (4, SEGMENTER_INPUT_PX, SEGMENTER_INPUT_PX)
+        outline = segmenter.outline_px(patch)  # an untrained network: any outline, or none, inside the patch
+        h_px, w_px = patch.image.shape[:2]
+        assert outline is None or outline.within(shapely.box(0, 0, w_px, h_px).buffer(1))

@@ -290,3 +290,59 @@ def _train_oval_refiner(
         "of an oval base being centred there",
     }
     return onnx, describe, metrics
+
+
+TERRAIN_SETS = ((30_000, 150, ("focal-point", "grinding-annihilation")),)
+
+
+def train_terrain_segmenter(
+    out: str | Path,
+    sets: tuple[tuple[int, int, tuple[str, ...]], ...] = TERRAIN_SETS,
+    epochs: int = 20,
+    ship: bool = False,
+    workers: int = 2,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Render each set of tables (where not yet there), cut the segmenter's patches from their empty frames,
+    train it with torch, export ONNX and its card; ``ship`` installs it as ``vision/models/terrain-segmenter.onnx``."""
+    from vision.evaluate import render_dataset
+    from vision.terrain import SEGMENT_PX_PER_IN, SEGMENTER_INPUT_PX, SEGMENTER_MODEL
+    from vision.training.terrain_segmenter import BOX_JITTER_IN, BOX_JITTERS, build_samples, train_segmenter
+
+    root = Path(out).resolve()
+    parts, described = [], []
+    for seed, tables, games in sets:
+        table_dir = root / f"tables-{seed}"
+        if len(list(table_dir.glob("*[0-9].truth.json"))) < tables:
+            render_dataset(table_dir, tables, seed, games=games)
+        samples = root / f"samples-terrain-{seed}.npz"
+        summary_file = samples.with_suffix(".json")
+        if not samples.exists():
+            summary_file.write_text(json.dumps(build_samples([table_dir], samples, workers)) + "\n", encoding="utf-8")
+        parts.append(samples)
+        described.append({"seed": seed, "games": list(games), **json.loads(summary_file.read_text(encoding="utf-8"))})
+    data = {
+        "sets": described,
+        "patches": sum(d["patches"] for d in described),
+        "tables": "render-tables' defaults: the standard style, blob figures, woods without trees",
+        "targets": 'the piece as the camera sees it: foot, and walls and top of pieces that stand up (walls over 1" '
+        f"tall, hills' plateaus); each detector box's patch and {BOX_JITTERS} more with its sides moved by "
+        f'{BOX_JITTER_IN}" (sigma)',
+    }
+    settings = {"epochs": epochs, "batch": 32, "lr": 0.003, "optimizer": "AdamW, one-cycle", "seed": 0}
+    onnx = root / SEGMENTER_MODEL.name
+    metrics = train_segmenter(parts, onnx, epochs=epochs, log=log)
+    side = SEGMENTER_INPUT_PX
+    describe = {
+        "architecture": "a small U-Net: 8-16-32-64 channels, three halvings, bilinear upsampling with skips "
+        "(vision/training/terrain_segmenter.py: make_segmenter)",
+        "classes": ["terrain piece as seen"],
+        "input": f"(N, 4, {side}, {side}): the patch of the rectified empty table at {SEGMENT_PX_PER_IN} px/inch "
+        "round a terrain box (vision/terrain.py: terrain_patches), stretched to the square, BGR 0..1, and the box",
+        "output": f"(N, 1, {side}, {side}): the logit of each pixel being the piece as the camera sees it",
+    }
+    card = write_card(onnx, data, settings, metrics, describe)
+    if ship:
+        for path in (onnx, card):
+            shutil.copyfile(path, Path(__file__).parents[1] / "models" / path.name)
+    return {"onnx": str(onnx), "card": str(card), "data": data, "validation": metrics}

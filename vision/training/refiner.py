@@ -278,8 +278,9 @@ def fit_network(
     seed: int,
     threads: int,
     log: Any,
+    input_channels: int = 3,
 ) -> dict[str, float]:
-    """The training loop both refiners share: AdamW with a one-cycle schedule over the samples ``fit``,
+    """The training loop the refiners and the terrain segmenter share: AdamW with a one-cycle schedule over the samples ``fit``,
     ``validate(net, val)`` after each epoch; the network exported to ``out_onnx``.
     ``batch_loss(net, indices, generator)`` augments and scores a batch."""
     import torch
@@ -310,7 +311,7 @@ def fit_network(
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         net,
-        (torch.zeros(1, 3, crop_px, crop_px),),
+        (torch.zeros(1, input_channels, crop_px, crop_px),),
         str(out_onnx),
         input_names=["crops"],
         output_names=["refined"],

@@ -1,6 +1,7 @@
 """Terrain footprints found on the empty table against the truth: IoU per true piece (issue 5: IoU >= 0.9 on 95 %).
 
     python benchmarks/eval_terrain.py --tables 20 --seed 5000 [--wall-heights] [--method segmenter|grabcut]
+        [--style flagstone] [--trees]
 
 Renders held-out tables, finds footprints (``vision.terrain``) on each empty-table
 frame, and for every true piece takes the best IoU with a found polygon (0 when
@@ -39,6 +40,10 @@ def main() -> None:
     parser.add_argument(
         "--method", default="auto", help="how pieces are cut from their patches: segmenter, grabcut, auto"
     )
+    parser.add_argument(
+        "--style", default="standard", help="the tables' look: standard, or flagstone (never trained on)"
+    )
+    parser.add_argument("--trees", action="store_true", help="woods carry trees (cones, as the path tracer draws them)")
     args = parser.parse_args()
     detector = make_detector("learned")
     lens = webcam_lens(args.seed)
@@ -46,7 +51,7 @@ def main() -> None:
     false_pieces, found_total, times = 0, 0, []
     for k in range(args.tables):
         game = ("focal-point", "grinding-annihilation")[k % 2]
-        table = render_table(args.seed + k, game)
+        table = render_table(args.seed + k, game, style=args.style, trees=args.trees)
         frame = calibrate(table.empty, table.layout, lens)
         start = time.perf_counter()
         found = terrain_footprints(detector, table.empty, frame, args.method)  # type: ignore[arg-type]
@@ -68,7 +73,7 @@ def main() -> None:
         print(f"  table {k + 1}/{args.tables}", file=sys.stderr, flush=True)
     every = [v for values in ious.values() for v in values]
     print(
-        f"{args.tables} tables from seed {args.seed}: {len(every)} true pieces, {found_total} found, {false_pieces} false"
+        f"{args.tables} {args.style} tables{' with trees' if args.trees else ''} from seed {args.seed}, method {args.method}: {len(every)} true pieces, {found_total} found, {false_pieces} false"
     )
     print(
         f"IoU >= 0.9: {sum(v >= 0.9 for v in every) / len(every):.1%}; >= 0.8: {sum(v >= 0.8 for v in every) / len(every):.1%}; median {statistics.median(every):.3f}"

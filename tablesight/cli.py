@@ -519,9 +519,14 @@ def cmd_train_terrain(args: argparse.Namespace) -> int:
     sets = []
     for spec in args.sets.split(","):
         fields = spec.strip().split(":")
-        if len(fields) != 2 or not fields[0].isdigit() or not fields[1].isdigit():
-            raise ValueError(f"--sets: {spec!r} is not SEED:TABLES")
-        sets.append((int(fields[0]), int(fields[1]), ("focal-point", "grinding-annihilation")))
+        if (
+            len(fields) not in (2, 3)
+            or not fields[0].isdigit()
+            or not fields[1].isdigit()
+            or fields[2:] not in ([], ["trees"])
+        ):
+            raise ValueError(f"--sets: {spec!r} is not SEED:TABLES or SEED:TABLES:trees")
+        sets.append((int(fields[0]), int(fields[1]), fields[2:] == ["trees"]))
     result = train_terrain_segmenter(
         args.out, tuple(sets), args.epochs, ship=args.ship, log=lambda line: print(line, file=sys.stderr)
     )
@@ -939,7 +944,11 @@ def build_parser() -> argparse.ArgumentParser:
         "train-terrain", "render tables, train the terrain segmenter (the piece as seen round each box), export ONNX"
     )
     tt.add_argument("out", help="working folder: tables-SEED/, samples-terrain-SEED.npz, the ONNX model and its card")
-    tt.add_argument("--sets", default="30000:150,30150:150", help="sets of rendered tables, SEED:TABLES")
+    tt.add_argument(
+        "--sets",
+        default="30000:150,30150:150,30300:75:trees,30375:75:trees",
+        help="sets of rendered tables, SEED:TABLES[:trees] (trees: woods carry trees)",
+    )
     tt.add_argument("--epochs", type=int, default=20)
     tt.add_argument("--ship", action="store_true", help="install the result as the shipped terrain segmenter")
     tt.set_defaults(run=cmd_train_terrain)

@@ -303,3 +303,6 @@ def test_train_detector_names_a_missing_weights_file_and_an_unknown_game(
     code, _, err = run(capsys, "train-detector", str(tmp_path / "run"), "--games", "focal-point,chess")
     assert code != 0 and "unknown game 'chess'" in err
     assert not (tmp_path / "run").exists()  # nothing rendered or trained before the arguments were checked
+    code, _, err = run(capsys, "train-terrain", str(tmp_path / "seg"), "--sets", "30000:2:oaks")
+    assert code != 0 and "'30000:2:oaks' is not SEED:TABLES or SEED:TABLES:trees" in err
+    assert not (tmp_path / "seg").exists()

@@ -292,12 +292,13 @@ def _train_oval_refiner(
     return onnx, describe, metrics
 
 
-TERRAIN_SETS = ((30_000, 150, ("focal-point", "grinding-annihilation")),)
+# (seed, tables, woods carry trees): Focal Point and Grinding-Annihilation tables in turn
+TERRAIN_SETS = ((30_000, 150, False), (30_150, 150, False), (30_300, 75, True), (30_375, 75, True))
 
 
 def train_terrain_segmenter(
     out: str | Path,
-    sets: tuple[tuple[int, int, tuple[str, ...]], ...] = TERRAIN_SETS,
+    sets: tuple[tuple[int, int, bool], ...] = TERRAIN_SETS,
     epochs: int = 20,
     ship: bool = False,
     workers: int = 2,
@@ -311,20 +312,22 @@ def train_terrain_segmenter(
 
     root = Path(out).resolve()
     parts, described = [], []
-    for seed, tables, games in sets:
+    games = ("focal-point", "grinding-annihilation")
+    for seed, tables, trees in sets:
         table_dir = root / f"tables-{seed}"
         if len(list(table_dir.glob("*[0-9].truth.json"))) < tables:
-            render_dataset(table_dir, tables, seed, games=games)
+            render_dataset(table_dir, tables, seed, games=games, trees=trees)
         samples = root / f"samples-terrain-{seed}.npz"
         summary_file = samples.with_suffix(".json")
         if not samples.exists():
             summary_file.write_text(json.dumps(build_samples([table_dir], samples, workers)) + "\n", encoding="utf-8")
         parts.append(samples)
-        described.append({"seed": seed, "games": list(games), **json.loads(summary_file.read_text(encoding="utf-8"))})
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        described.append({"seed": seed, "games": list(games), "trees": trees, **summary})
     data = {
         "sets": described,
         "patches": sum(d["patches"] for d in described),
-        "tables": "render-tables' defaults: the standard style, blob figures, woods without trees",
+        "tables": "render-tables' defaults (the standard style, blob figures), woods with trees where the set says",
         "targets": 'the piece as the camera sees it: foot, and walls and top of pieces that stand up (walls over 1" '
         f"tall, hills' plateaus); each detector box's patch and {BOX_JITTERS} more with its sides moved by "
         f'{BOX_JITTER_IN}" (sigma)',

@@ -111,19 +111,7 @@ class TerrainSegmenter:
         h_px, w_px = patch.image.shape[:2]
         up = OUTLINE_UPSAMPLE
         big = cv2.resize(logits.astype(np.float32), (w_px * up, h_px * up), interpolation=cv2.INTER_LINEAR)
-        fg = (big > 0).astype(np.uint8) * 255
-        contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        if not contours:
-            return None
-        outline = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
-        if len(outline) < 3:
-            return None
-        poly = shapely.Polygon((outline + 0.5) / up).buffer(0)  # the fine pixels' centres, in patch pixels
-        if isinstance(poly, shapely.MultiPolygon):
-            poly = max(poly.geoms, key=lambda g: g.area)
-        if poly.is_empty:
-            return None
-        return poly.simplify(SIMPLIFY_IN * SEGMENT_PX_PER_IN)
+        return _largest_region((big > 0).astype(np.uint8) * 255, up)
 
 
 def terrain_footprints(
@@ -178,17 +166,23 @@ def _segment(
         fg[shade] = 0
     open_px = max(3, round(OPEN_IN * SEGMENT_PX_PER_IN)) | 1
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((open_px, open_px), np.uint8))
+    return _largest_region(fg, 1)
+
+
+def _largest_region(fg: npt.NDArray[np.uint8], scale: int) -> shapely.Polygon | None:
+    """The simplified outline, in the patch's pixels, of the largest region of the mask ``fg`` (drawn at
+    ``scale`` times the patch's resolution)."""
     contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return None
     outline = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
     if len(outline) < 3:
         return None
-    poly = shapely.Polygon(outline + 0.5).buffer(0)  # pixel centres
-    if poly.is_empty:
-        return None
+    poly = shapely.Polygon((outline + 0.5) / scale).buffer(0)  # the mask's pixel centres
     if isinstance(poly, shapely.MultiPolygon):
         poly = max(poly.geoms, key=lambda g: g.area)
+    if poly.is_empty:
+        return None
     return poly.simplify(SIMPLIFY_IN * SEGMENT_PX_PER_IN)
 
 

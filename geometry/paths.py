@@ -95,6 +95,7 @@ def shortest_path(
 
     i, j = np.triu_indices(n, k=1)
     lines = shapely.linestrings(np.stack([points[i], points[j]], axis=1))
+    shapely.prepare(core)  # every pair of nodes is tested against it: prepared, the test is fast
     ok = ~shapely.intersects(lines, core) if not core.is_empty else np.ones(len(lines), dtype=bool)
     i, j, lines = i[ok], j[ok], lines[ok]
     length = shapely.length(lines)

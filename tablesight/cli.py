@@ -949,7 +949,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="30000:150,30150:150,30300:75:trees,30375:75:trees",
         help="sets of rendered tables, SEED:TABLES[:trees] (trees: woods carry trees)",
     )
-    tt.add_argument("--epochs", type=int, default=20)
+    tt.add_argument("--epochs", type=int, default=10)
     tt.add_argument("--ship", action="store_true", help="install the result as the shipped terrain segmenter")
     tt.set_defaults(run=cmd_train_terrain)
 

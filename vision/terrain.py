@@ -56,11 +56,17 @@ class TerrainPatch:
     on_table: npt.NDArray[np.bool_]  # pixels on the table (past its edge only a wall leaning over it is seen)
 
 
-def terrain_patches(detector: LearnedDetector, empty: Image, frame: TableFrame) -> list[TerrainPatch]:
-    """One patch per terrain box the detector finds on the empty table."""
+def terrain_boxes_in(detector: LearnedDetector, empty: Image, frame: TableFrame) -> npt.NDArray[np.float64]:
+    """The detector's terrain boxes on the empty table, (N, 4) x0, y0, x1, y1 in table inches."""
     top = frame.rectify(empty, DETECT_PX_PER_IN)
     boxes, cls, _ = detector.boxes(top, detector.setup_threshold)
-    return [terrain_patch(empty, frame, box) for box in boxes[cls == CLASSES.index("terrain")] / DETECT_PX_PER_IN]
+    found: npt.NDArray[np.float64] = boxes[cls == CLASSES.index("terrain")] / DETECT_PX_PER_IN
+    return found
+
+
+def terrain_patches(detector: LearnedDetector, empty: Image, frame: TableFrame) -> list[TerrainPatch]:
+    """One patch per terrain box the detector finds on the empty table."""
+    return [terrain_patch(empty, frame, box) for box in terrain_boxes_in(detector, empty, frame)]
 
 
 def terrain_patch(empty: Image, frame: TableFrame, box_in: npt.NDArray[np.float64]) -> TerrainPatch:

@@ -299,7 +299,7 @@ TERRAIN_SETS = ((30_000, 150, False), (30_150, 150, False), (30_300, 75, True), 
 def train_terrain_segmenter(
     out: str | Path,
     sets: tuple[tuple[int, int, bool], ...] = TERRAIN_SETS,
-    epochs: int = 20,
+    epochs: int = 10,
     ship: bool = False,
     workers: int = 2,
     log: Any = print,

@@ -280,8 +280,9 @@ def fit_network(
     log: Any,
     input_channels: int = 3,
 ) -> dict[str, float]:
-    """The training loop the refiners and the terrain segmenter share: AdamW with a one-cycle schedule over the samples ``fit``,
-    ``validate(net, val)`` after each epoch; the network exported to ``out_onnx``.
+    """The training loop the refiners and the terrain segmenter share: AdamW with a one-cycle schedule over
+    the samples ``fit``, ``validate(net, val)`` after each epoch; the network exported to ``out_onnx``
+    (``input_channels`` deep).
     ``batch_loss(net, indices, generator)`` augments and scores a batch."""
     import torch
 

@@ -24,8 +24,15 @@ import shapely
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import TableFrame, calibrate
-from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, LearnedDetector
-from vision.terrain import SEGMENT_PX_PER_IN, SEGMENTER_INPUT_PX, TerrainPatch, segmenter_input, terrain_patch
+from vision.detect_learned import LearnedDetector
+from vision.terrain import (
+    SEGMENT_PX_PER_IN,
+    SEGMENTER_INPUT_PX,
+    TerrainPatch,
+    segmenter_input,
+    terrain_boxes_in,
+    terrain_patch,
+)
 
 STANDS_UP = ("blocking", "ruins")  # the renderer's walled kinds (over 1" tall); hills are raised plateaus
 BOX_JITTERS = 2
@@ -79,9 +86,7 @@ def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray
     pieces = truth["scene"]["terrain"]
     seen = [seen_outline_in(p, frame) for p in pieces]
     inputs, targets = [], []
-    top = frame.rectify(empty, DETECT_PX_PER_IN)
-    boxes, cls, _ = _detector[0].boxes(top, _detector[0].setup_threshold)
-    for box in boxes[cls == CLASSES.index("terrain")] / DETECT_PX_PER_IN:
+    for box in terrain_boxes_in(_detector[0], empty, frame):
         overlaps = [shapely.box(*box).intersection(s).area for s in seen]
         if not overlaps or max(overlaps) <= 0:
             continue
@@ -174,7 +179,7 @@ def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
 def train_segmenter(
     samples: list[Path],
     out_onnx: Path,
-    epochs: int = 20,
+    epochs: int = 10,
     batch: int = 32,
     lr: float = 0.003,
     seed: int = 0,

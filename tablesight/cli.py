@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -438,11 +439,18 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_train_detector(args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _train_extra() -> Iterator[None]:
+    """Around the train commands' imports: without the train extra, say how to get it."""
     try:
-        from vision.training.commands import train_detector  # training code: only in this command
+        yield
     except ImportError as error:
         raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
+
+
+def cmd_train_detector(args: argparse.Namespace) -> int:
+    with _train_extra():
+        from vision.training.commands import train_detector  # training code: only in this command
     from vision.synth.table import GAMES
 
     games = tuple(g.strip() for g in args.games.split(",") if g.strip()) if args.games else ()
@@ -478,10 +486,8 @@ def cmd_train_detector(args: argparse.Namespace) -> int:
 
 
 def cmd_train_refiner(args: argparse.Namespace) -> int:
-    try:
+    with _train_extra():
         from vision.training.commands import train_base_refiner  # training code: only in this command
-    except ImportError as error:
-        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
     from vision.synth.table import FIGURE_STYLES, GAMES
 
     sets = []
@@ -512,10 +518,8 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
 
 
 def cmd_train_terrain(args: argparse.Namespace) -> int:
-    try:
+    with _train_extra():
         from vision.training.commands import train_terrain_segmenter  # training code: only in this command
-    except ImportError as error:
-        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
     sets = []
     for spec in args.sets.split(","):
         fields = spec.strip().split(":")
@@ -535,10 +539,8 @@ def cmd_train_terrain(args: argparse.Namespace) -> int:
 
 
 def cmd_train_card_finder(args: argparse.Namespace) -> int:
-    try:
+    with _train_extra():
         from vision.training.commands import train_card_finder  # training code: only in this command
-    except ImportError as error:
-        raise ValueError(f"training needs the train extra: pip install -e '.[train]' ({error})") from error
     result = train_card_finder(
         args.out,
         args.sessions,

@@ -306,3 +306,14 @@ def test_train_detector_names_a_missing_weights_file_and_an_unknown_game(
     code, _, err = run(capsys, "train-terrain", str(tmp_path / "seg"), "--sets", "30000:2:oaks")
     assert code != 0 and "'30000:2:oaks' is not SEED:TABLES or SEED:TABLES:trees" in err
     assert not (tmp_path / "seg").exists()
+
+
+@pytest.mark.parametrize("command", ["train-detector", "train-refiner", "train-terrain", "train-card-finder"])
+def test_train_commands_without_the_train_extra_say_how_to_get_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
+) -> None:
+    monkeypatch.setitem(sys.modules, "vision.training.commands", None)  # importing it now raises ImportError
+    code, out, err = run(capsys, command, str(tmp_path / "run"))
+    assert code == 2 and out == ""
+    assert "training needs the train extra: pip install -e '.[train]'" in err
+    assert not (tmp_path / "run").exists()

@@ -66,6 +66,37 @@ def test_table_edge_keeps_the_whole_base_on_the_table() -> None:
     assert all(0.5 - 1e-6 <= y <= 23.5 + 1e-6 for _, y in result.points)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.floats(2.0, 12.0), st.floats(0.3, 1.5), st.floats(0.2, 0.9))
+def test_path_round_a_disc_is_two_tangents_and_an_arc(d_in: float, obstacle_r_in: float, base_r_in: float) -> None:
+    """A base walking past a round enemy base from one side to the other: the shortest path of its centre
+    wraps the obstacle grown by its radius, two tangents and the arc between them (the only lines a
+    shortest path can follow round a corner are those taut there; the search tests only those)."""
+    grown_r = obstacle_r_in + base_r_in
+    d = max(d_in, grown_r + 0.2)
+    result = shortest_path((-d, 0.0), (d, 0.0), base_r_in, [shapely.Point(0, 0).buffer(obstacle_r_in, quad_segs=64)])
+    tangent = math.sqrt(d * d - grown_r * grown_r)
+    arc = grown_r * (math.pi - 2 * math.acos(grown_r / d))
+    assert result.reachable
+    assert result.cost_in == pytest.approx(2 * tangent + arc, rel=2e-3)
+
+
+def test_cost_is_the_same_both_ways_among_many_bases() -> None:
+    # Seeded crowds of round bases: the way back costs what the way there did.
+    rng = np.random.default_rng(31)
+    for _ in range(6):
+        bases = [shapely.Point(*rng.uniform(2, 18, 2)).buffer(0.63, quad_segs=8) for _ in range(10)]
+        table = shapely.box(0, 0, 20, 20)
+        grown = shapely.union_all(bases).buffer(0.5)
+        ends = [p for p in rng.uniform(1, 19, (20, 2)) if not grown.contains(shapely.Point(p))][:2]
+        there = shortest_path(tuple(ends[0]), tuple(ends[1]), 0.5, bases, bounds=table)
+        back = shortest_path(tuple(ends[1]), tuple(ends[0]), 0.5, bases, bounds=table)
+        assert there.reachable == back.reachable
+        if there.reachable:
+            assert there.cost_in == pytest.approx(back.cost_in, abs=1e-9)
+            assert there.cost_in >= math.dist(ends[0], ends[1]) - 1e-9
+
+
 @pytest.mark.parametrize("orientation", ["flat", "pointy"])
 def test_hex_centres_round_trip_and_neighbours_are_one_step(orientation: str) -> None:
     grid = HexGrid(1.25, orientation, 0.625, 0.625)  # type: ignore[arg-type]

@@ -36,30 +36,28 @@ class PathResult:
     reason: str = ""
 
 
+def _rings(geometry: shapely.Geometry) -> list[np.ndarray]:
+    """The corners of each ring of ``geometry`` (exteriors and holes), in ring order: (K, 2) each."""
+    return [
+        np.asarray(ring.coords, dtype=np.float64)[:-1]
+        for polygon in getattr(geometry, "geoms", [geometry])
+        if not polygon.is_empty
+        for ring in [polygon.exterior, *polygon.interiors]
+    ]
+
+
 def _ring_points(geometry: shapely.Geometry) -> list[tuple[float, float]]:
-    points: list[tuple[float, float]] = []
-    for polygon in getattr(geometry, "geoms", [geometry]):
-        if polygon.is_empty:
-            continue
-        for ring in [polygon.exterior, *polygon.interiors]:
-            points.extend((float(x), float(y)) for x, y in list(ring.coords)[:-1])
-    return points
+    return [(float(x), float(y)) for corners in _rings(geometry) for x, y in corners]
 
 
 def _ring_neighbours(geometry: shapely.Geometry) -> tuple[np.ndarray, np.ndarray]:
     """For each of ``_ring_points(geometry)``, its previous and next corner along its ring: (N, 2) each."""
-    before: list[np.ndarray] = []
-    after: list[np.ndarray] = []
-    for polygon in getattr(geometry, "geoms", [geometry]):
-        if polygon.is_empty:
-            continue
-        for ring in [polygon.exterior, *polygon.interiors]:
-            corners = np.asarray(ring.coords, dtype=np.float64)[:-1]
-            before.append(np.roll(corners, 1, axis=0))
-            after.append(np.roll(corners, -1, axis=0))
-    if not before:
+    rings = _rings(geometry)
+    if not rings:
         return np.empty((0, 2)), np.empty((0, 2))
-    return np.concatenate(before), np.concatenate(after)
+    return np.concatenate([np.roll(c, 1, axis=0) for c in rings]), np.concatenate(
+        [np.roll(c, -1, axis=0) for c in rings]
+    )
 
 
 def _tangent(at: np.ndarray, towards: np.ndarray, before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -129,21 +127,18 @@ def shortest_path(
         free = ~shapely.contains_xy(core, points[:, 0], points[:, 1])
         free[:2] = True
         points, before, after = points[free], before[free], after[free]
-    slow_core = slow.buffer(-_CORE_SHRINK_IN) if not slow.is_empty else slow
-    if not core.is_empty:
         shapely.prepare(core)  # tested against every edge the search looks at
+    slow_core = slow.buffer(-_CORE_SHRINK_IN) if not slow.is_empty else slow
     if not slow_core.is_empty:
         shapely.prepare(slow_core)
 
     def edges_from(node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The free edges from ``node`` to every other node: (other nodes, costs, lengths)."""
         others = np.flatnonzero(np.arange(len(points)) != node)
-        here = np.broadcast_to(points[node], (len(others), 2))
-        taut = _tangent(
-            here, points[others], np.broadcast_to(before[node], here.shape), np.broadcast_to(after[node], here.shape)
-        )
-        taut &= _tangent(points[others], here, before[others], after[others])
-        others = others[taut]  # only lines a shortest path could follow are tested against the obstacles
+        # Only lines a shortest path could follow (taut at both ends) are tested against the obstacles.
+        taut = _tangent(points[node], points[others], before[node], after[node])
+        taut &= _tangent(points[others], points[node], before[others], after[others])
+        others = others[taut]
         lines = shapely.linestrings(np.stack([np.broadcast_to(points[node], (len(others), 2)), points[others]], axis=1))
         if not core.is_empty:
             free = ~shapely.intersects(lines, core)

@@ -95,9 +95,9 @@ def test_the_shipped_refiner_measures_held_out_bases(seed: int, game: str) -> No
 
 
 def test_the_refiner_reads_a_mirrored_crop_as_the_mirror_image_of_its_reading() -> None:
-    """The refiner averages each crop with its mirror images, so its reading of a mirrored crop is exactly
-    the mirrored reading: the same base and size, the centre's offset mirrored (a base does not move
-    when the camera's image is flipped)."""
+    """The refiner reads each crop with its mirror images and their transposes, so its reading of a mirrored
+    or transposed crop is exactly the mirrored or transposed reading: the same base and size, the centre's
+    offset mirrored or its x and y swapped (a base does not move when the camera's image is flipped)."""
     refiner = BaseRefiner()
     table = render_table(5003, "focal-point")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
@@ -110,6 +110,9 @@ def test_the_refiner_reads_a_mirrored_crop_as_the_mirror_image_of_its_reading() 
     np.testing.assert_allclose(mirrored[:, :-2], plain[:, :-2], atol=1e-4)
     np.testing.assert_allclose(mirrored[:, -2], -plain[:, -2], atol=1e-4)
     np.testing.assert_allclose(mirrored[:, -1], plain[:, -1], atol=1e-4)
+    transposed = refiner.raw(np.ascontiguousarray(blob.transpose(0, 1, 3, 2)))
+    np.testing.assert_allclose(transposed[:, :-2], plain[:, :-2], atol=1e-4)
+    np.testing.assert_allclose(transposed[:, -2:], plain[:, [-1, -2]], atol=1e-4)
     # ...and it reads the crops' bases where they are: within a fifth of an inch of the crop's middle.
     assert np.all(np.abs(plain[:, -2:]) * OFFSET_SCALE_IN < 0.2)
 

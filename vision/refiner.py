@@ -94,17 +94,19 @@ class BaseRefiner:
         """Each round proposal measured: read once, then again on a crop centred where the first reading put
         the base. The network was trained on crops within about 0.06" of the base's centre and reads those
         best, while a proposal may be 0.3" off. Tuning tables (seeds 6200-6319): centre p95 1.74 -> 1.46 mm,
-        median 0.27 -> 0.24 mm (a third reading: 1.45 mm)."""
-        first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in])
+        median 0.27 -> 0.24 mm (a third reading: 1.45 mm). The first reading, which only centres the second
+        crop, is read in four views, the second in eight (``raw``): eight in both cost a third more time for
+        1.17 -> 1.16 mm of p95 on the tuning tables; one view first, 1.18 mm (docs/vision.md, session 32)."""
+        first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in], False)
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
         return self.run(self.crops(photo, frame, again), [crop_origin_px(c) for c in again])
 
-    def run(self, crops: list[Image], origins_px: list[tuple[int, int]]) -> Refined:
-        """The network on the crops whose top-left pixels are ``origins_px``."""
+    def run(self, crops: list[Image], origins_px: list[tuple[int, int]], transposes: bool = True) -> Refined:
+        """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``)."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, empty)
-        raw = self.raw(to_blob(crops))
+        raw = self.raw(to_blob(crops), transposes)
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))
@@ -120,13 +122,15 @@ class BaseRefiner:
             centres[:, 1] + offset_in[:, 1],
         )
 
-    def raw(self, blob: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        """(N, 1 + sizes + 2): base logit, size logits, offset (x, y) in OFFSET_SCALE_IN, read on the crop, its
-        mirror images and their transposes (``OnnxNetwork.raw_mirrored``, about 2 ms per base): the mean logits
-        and the median offset. Measured on the tuning tables (seeds 6200-6319, docs/vision.md, session 32)
-        against the four mirror views' mean: refined bases over 1 mm off 75 -> 69 of 1335, sizes right
-        98.63 -> 98.76 %."""
+    def raw(self, blob: npt.NDArray[np.float32], transposes: bool = True) -> npt.NDArray[np.float64]:
+        """(N, 1 + sizes + 2): base logit, size logits, offset (x, y) in OFFSET_SCALE_IN, read on the crop and its
+        mirror images (``OnnxNetwork.raw_mirrored``, about 1 ms per base), and with ``transposes`` on their
+        transposes too (twice the time): the mean logits and the median offset. Measured on the tuning tables
+        (seeds 6200-6319, docs/vision.md, session 32) against the four mirror views' mean in both readings:
+        refined bases over 1 mm off 75 -> 69 of 1335, sizes right 98.63 -> 98.76 %."""
         assert self._network is not None
+        if not transposes:
+            return self._network.raw_mirrored(blob, x_flip_negates=(-2,), y_flip_negates=(-1,))
         return self._network.raw_mirrored(
             blob, x_flip_negates=(-2,), y_flip_negates=(-1,), transpose_swaps=(-2, -1), median_of=(-2, -1)
         )

@@ -18,7 +18,7 @@ import time
 import numpy as np
 import shapely
 
-from geometry.paths import _ring_points, _steiner_points, shortest_path
+from geometry.paths import _ring_points, _rings, _steiner_points, shortest_path
 
 TABLE = shapely.box(0, 0, 44, 60)
 RADIUS_IN = 32 / 25.4 / 2
@@ -60,9 +60,9 @@ def whole_graph_cost(
     grown = shapely.union(grown, shapely.box(*TABLE.buffer(RADIUS_IN + 1).bounds).difference(inner))
     core = grown.buffer(-1e-7)
     slow = shapely.union_all(difficult)
-    nodes = [start, goal, *_ring_points(grown)]
+    nodes = [start, goal, *_ring_points(_rings(grown))]
     for polygon in getattr(slow, "geoms", [slow]):
-        nodes += _ring_points(polygon) + _steiner_points(polygon, 0.25)
+        nodes += _ring_points(_rings(polygon)) + _steiner_points(polygon, 0.25)
     points = np.array(nodes)
     free = ~shapely.contains_xy(core, points[:, 0], points[:, 1])
     free[:2] = True

@@ -46,13 +46,14 @@ def _rings(geometry: shapely.Geometry) -> list[np.ndarray]:
     ]
 
 
-def _ring_points(geometry: shapely.Geometry) -> list[tuple[float, float]]:
-    return [(float(x), float(y)) for corners in _rings(geometry) for x, y in corners]
+def _ring_points(rings: list[np.ndarray]) -> list[tuple[float, float]]:
+    """The corners of ``rings`` (``_rings``), in order, as points."""
+    return [(float(x), float(y)) for corners in rings for x, y in corners]
 
 
-def _ring_neighbours(geometry: shapely.Geometry) -> tuple[np.ndarray, np.ndarray]:
-    """For each of ``_ring_points(geometry)``, its previous and next corner along its ring: (N, 2) each."""
-    rings = _rings(geometry)
+def _ring_neighbours(rings: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For each corner of ``rings`` (``_rings``), in order, its previous and next corner along its ring: (N, 2)
+    each."""
     if not rings:
         return np.empty((0, 2)), np.empty((0, 2))
     return np.concatenate([np.roll(c, 1, axis=0) for c in rings]), np.concatenate(
@@ -108,10 +109,11 @@ def shortest_path(
             )
 
     slow = shapely.union_all(list(difficult)) if difficult else shapely.Polygon()
-    nodes = [start, goal, *_ring_points(grown)]
+    grown_rings = _rings(grown)
+    nodes = [start, goal, *_ring_points(grown_rings)]
     for polygon in getattr(slow, "geoms", [slow]):
         if not polygon.is_empty:
-            nodes.extend(_ring_points(polygon))
+            nodes.extend(_ring_points(_rings(polygon)))
             nodes.extend(_steiner_points(polygon, steiner_spacing_in))
     points = np.array(nodes, dtype=np.float64)
     # Ring neighbours of the obstacles' corners; NaN (a path may bend any way) at start and goal, and
@@ -120,7 +122,7 @@ def shortest_path(
     before = np.full_like(points, np.nan)
     after = np.full_like(points, np.nan)
     if slow.is_empty:
-        corner_before, corner_after = _ring_neighbours(grown)
+        corner_before, corner_after = _ring_neighbours(grown_rings)  # the nodes after start and goal
         before[2 : 2 + len(corner_before)] = corner_before
         after[2 : 2 + len(corner_after)] = corner_after
     if not core.is_empty:

@@ -129,8 +129,11 @@ class BaseRefiner:
         (seeds 6200-6319, docs/vision.md, session 32) against the four mirror views' mean in both readings:
         refined bases over 1 mm off 75 -> 69 of 1335, sizes right 98.63 -> 98.76 %."""
         assert self._network is not None
-        if not transposes:
-            return self._network.raw_mirrored(blob, x_flip_negates=(-2,), y_flip_negates=(-1,))
+        offset = (-2, -1)
         return self._network.raw_mirrored(
-            blob, x_flip_negates=(-2,), y_flip_negates=(-1,), transpose_swaps=(-2, -1), median_of=(-2, -1)
+            blob,
+            x_flip_negates=offset[:1],
+            y_flip_negates=offset[1:],
+            transpose_swaps=offset if transposes else None,
+            median_of=offset if transposes else (),
         )

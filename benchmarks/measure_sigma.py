@@ -7,7 +7,8 @@ held-out evaluation set, 5000+), analyses each photo, matches the found bases an
 objective markers to the truth, and prints, per way of measuring (an outline fit,
 a box only, an oval, an objective marker): the per-axis RMS error, the radial
 median and p95 in mm, and how often the truth lies within 2 reported sigma along
-x and along y (about 95 % when the reported sigma is honest).
+x and along y (about 95 % when the reported sigma is honest); then the same for the round bases the
+refiner measured, by how obliquely the camera saw them (the tangent of the view's angle from the vertical).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def main() -> None:
     args = parser.parse_args()
     detector = make_detector(args.detector)
     lens = webcam_lens(args.seed)
-    groups: dict[str, list[tuple[float, float, float, float]]] = {}  # group -> (dx, dy, reported sigma, score), in
+    # group -> (dx, dy, reported sigma, score, view slope), in inches
+    groups: dict[str, list[tuple[float, float, float, float, float]]] = {}
     for k in range(args.tables):
         game = ("focal-point", "grinding-annihilation")[k % 2]
         table = render_table(args.seed + k, game, figures=args.figures, trees=args.trees)
@@ -53,20 +55,24 @@ def main() -> None:
         det = result.detections[result.detections.kind == 0]
         markers = result.detections[result.detections.kind == 1]
         xs, ys = np.array([m["x"] for m in found]), np.array([m["y"] for m in found])
+        slopes = result.frame.view_slope(np.c_[xs, ys]) if len(xs) else None
+        slope_of = slopes if slopes is not None else np.full(len(xs), np.nan)
         for m in table.scene["models"]:
             j, d = _nearest(m["x"], m["y"], xs, ys)
             radius = max(float(det.a_in[j]), 0.3) if j >= 0 else 0.0
             if j < 0 or d > MATCH_FRACTION * radius:
                 continue
             how = str(det.measured_by[j])
-            groups.setdefault(how, []).append((xs[j] - m["x"], ys[j] - m["y"], found[j]["sigma_in"], det.score[j]))
+            groups.setdefault(how, []).append(
+                (xs[j] - m["x"], ys[j] - m["y"], found[j]["sigma_in"], det.score[j], slope_of[j])
+            )
         objs = result.scene["objectives"]
         oxs, oys = np.array([o["x"] for o in objs]), np.array([o["y"] for o in objs])
         for o in table.scene["objectives"]:
             j, d = _nearest(o["x"], o["y"], oxs, oys)
             if j >= 0 and d < 0.5:
                 how = str(markers.measured_by[j])
-                groups.setdefault(how, []).append((oxs[j] - o["x"], oys[j] - o["y"], objs[j]["sigma_in"], 1.0))
+                groups.setdefault(how, []).append((oxs[j] - o["x"], oys[j] - o["y"], objs[j]["sigma_in"], 1.0, np.nan))
         print(f"  table {k + 1}/{args.tables}", file=sys.stderr, flush=True)
     if args.dump:
         Path(args.dump).write_text(json.dumps({k: [list(map(float, r)) for r in v] for k, v in groups.items()}))
@@ -87,6 +93,21 @@ def main() -> None:
             f"| {np.percentile(radial, 95) * MM_PER_IN:.2f} | {np.median(a[:, 2]) * MM_PER_IN:.2f} | {covered:.1%} "
             f"| {np.percentile(np.abs(axis), 95) / 2 * MM_PER_IN:.2f} |"
         )
+    refined = np.array(groups.get("refined", []))
+    if len(refined):
+        print("\nrefined round bases by view slope (tangent of the view's angle from the vertical)")
+        print("| slope | pieces | reported sigma (mm) | truth within 2 sigma | sigma for 95 % (mm) |")
+        print("|---|---|---|---|---|")
+        for low, high in ((0.0, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 9.0)):
+            a = refined[(refined[:, 4] >= low) & (refined[:, 4] < high)]
+            if not len(a):
+                continue
+            axis = np.r_[a[:, 0], a[:, 1]]
+            sigma = np.r_[a[:, 2], a[:, 2]]
+            print(
+                f"| {low:.1f}-{high if high < 9 else '':} | {len(a)} | {np.median(a[:, 2]) * MM_PER_IN:.2f} "
+                f"| {np.mean(np.abs(axis) <= 2 * sigma):.1%} | {np.percentile(np.abs(axis), 95) / 2 * MM_PER_IN:.2f} |"
+            )
 
 
 if __name__ == "__main__":

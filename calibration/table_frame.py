@@ -108,6 +108,24 @@ class TableFrame:
         out: FloatArray = centre[:2] + s[:, None] * rays[:, :2]
         return out
 
+    def camera_centre_in(self) -> FloatArray | None:
+        """Where the camera is: (x, y) over the table and its height above it, in inches; None without a pose."""
+        if self.rvec is None or self.tvec is None:
+            return None
+        R, _ = cv2.Rodrigues(self.rvec)
+        centre = -R.T @ self.tvec.ravel()  # (x, y, w) with w = -z: a camera above the table has w < 0
+        return np.array([centre[0], centre[1], -centre[2]], dtype=np.float64)
+
+    def view_slope(self, xy_in: npt.ArrayLike) -> FloatArray | None:
+        """How obliquely the camera sees each table point: the tangent of its ray's angle from the vertical
+        (0 straight below the camera; 0.47 at 25 degrees). None without a pose."""
+        centre = self.camera_centre_in()
+        if centre is None or centre[2] <= 0:
+            return None
+        pts = np.asarray(xy_in, dtype=np.float64).reshape(-1, 2)
+        out: FloatArray = np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1]) / centre[2]
+        return out
+
     def table_to_image(self, xy_in: npt.ArrayLike, z_in: float | npt.ArrayLike = 0.0) -> FloatArray:
         """Table inches (at height z) -> pixels, with the lens's distortion."""
         pts = np.asarray(xy_in, dtype=np.float64).reshape(-1, 2)
@@ -131,21 +149,45 @@ class TableFrame:
     ) -> npt.NDArray[np.uint8]:
         """A top-down view of the table at ``px_per_in`` (table (0, 0) at the top-left pixel's corner).
         ``region_px``: (x0, y0, width, height) of that view, to make just a part of it."""
-        x0, y0 = 0, 0
-        w = int(round(self.layout.width_in * px_per_in))
-        h = int(round(self.layout.depth_in * px_per_in))
-        if region_px is not None:
-            x0, y0, w, h = region_px
+        if region_px is None:
+            region_px = (
+                0,
+                0,
+                int(round(self.layout.width_in * px_per_in)),
+                int(round(self.layout.depth_in * px_per_in)),
+            )
+        return self.rectify_regions(image, px_per_in, [region_px])[0]
+
+    def rectify_regions(
+        self, image: npt.NDArray[np.uint8], px_per_in: float, regions_px: list[tuple[int, int, int, int]]
+    ) -> list[npt.NDArray[np.uint8]]:
+        """Parts (x0, y0, width, height) of the top-down view at ``px_per_in``, each as ``rectify`` makes it.
+        The table-to-photo map of all of them is computed in one go: a base's crops, one call each, spent
+        more time setting up that map than cutting the pixels."""
         # The map is smooth: compute it every `step` pixels and interpolate (exact to well under 0.01 px).
         step = 8
-        gw, gh = w // step + 2, h // step + 2
-        u, v = np.meshgrid((np.arange(gw) * step + x0 + 0.5) / px_per_in, (np.arange(gh) * step + y0 + 0.5) / px_per_in)
-        coarse = self.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(gh, gw, 2).astype(np.float32)
-        mx, my = np.meshgrid(np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step)
-        px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)
-        out: npt.NDArray[np.uint8] = cv2.remap(
-            image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
-        )
+        grids = []
+        for x0, y0, w, h in regions_px:
+            gw, gh = w // step + 2, h // step + 2
+            u, v = np.meshgrid(
+                (np.arange(gw) * step + x0 + 0.5) / px_per_in, (np.arange(gh) * step + y0 + 0.5) / px_per_in
+            )
+            grids.append(np.stack([u.ravel(), v.ravel()], axis=1))
+        if not grids:
+            return []
+        coarse_all = self.table_to_image(np.concatenate(grids)).astype(np.float32)
+        out = []
+        start = 0
+        for (_, _, w, h), grid in zip(regions_px, grids, strict=True):
+            gw, gh = w // step + 2, h // step + 2
+            coarse = coarse_all[start : start + len(grid)].reshape(gh, gw, 2)
+            start += len(grid)
+            mx, my = np.meshgrid(np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step)
+            px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)
+            view: npt.NDArray[np.uint8] = cv2.remap(
+                image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+            )
+            out.append(view)
         return out
 
     def inches_per_pixel(self, xy_in: npt.ArrayLike) -> FloatArray:

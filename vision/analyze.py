@@ -237,9 +237,11 @@ def analyze(
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams)
     teams = agree_players(x, y, sizes, teams, colour_distances)
-    # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found).
+    # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for refined
+    # bases how obliquely the camera saw it).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
-    base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by))
+    slope = frame.view_slope(np.c_[x, y]) if len(x) else None
+    base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     units: dict[str, dict[str, Any]] = {}

@@ -20,7 +20,8 @@ from geometry.shapes import MM_PER_IN
 CENTRE_SIGMA_MM = {
     # learned detector with the base refiner (2026-11-23, on the renderer mended that day): 40 tables, seed 6000
     # (pieces: 434, 28, 3, 155)
-    "refined": 0.45,  # a round base measured by the base refiner (vision/refiner.py)
+    "refined": 0.45,  # a round base measured by the base refiner (vision/refiner.py); with the camera's pose, by
+    # how obliquely it was seen (SLOPE_SIGMA, below)
     # ...read from a faint box or by an unsure refiner (vision/detect_learned.py: FAINT_REFINED). Session 26, the
     # same tables: 53 pieces, radial median 0.69 mm, p95 5.3 mm; 1.37 puts 95 % within 2 sigma
     "refined, faint": 1.4,
@@ -52,9 +53,30 @@ CENTRE_SIGMA_MM = {
 }
 
 
-def centre_sigma_in(measured_by: npt.NDArray[np.str_]) -> npt.NDArray[np.float64]:
-    """Per-axis 1-sigma (inches) of each centre, from how it was measured."""
+# A round base measured by the base refiner is measured worse the more obliquely the camera sees it: its figure
+# hides the far side of its rim, and the error lies along the line from the camera's foot. Per-axis 1-sigma in mm
+# = hypot(AT_FOOT, PER_SLOPE * slope), slope the tangent of the view's angle from the vertical
+# (TableFrame.view_slope). Fitted on the tuning tables (seeds 6200-6319, 1335 refined bases) so that the truth lies
+# within 2 sigma along each axis for 95 % of the bases at every slope: 0.34 mm needed below slope 0.2, 0.45 at
+# 0.4-0.5, 0.67 beyond 0.6; the one sigma of 0.45 held only 87 % of the bases there (docs/vision.md, session 33).
+REFINED_SIGMA_AT_FOOT_MM = 0.33
+REFINED_SIGMA_PER_SLOPE_MM = 0.9
+SLOPE_SIGMA = {"refined": (REFINED_SIGMA_AT_FOOT_MM, REFINED_SIGMA_PER_SLOPE_MM)}
+
+
+def centre_sigma_in(
+    measured_by: npt.NDArray[np.str_], view_slope: npt.NDArray[np.float64] | None = None
+) -> npt.NDArray[np.float64]:
+    """Per-axis 1-sigma (inches) of each centre, from how it was measured and, given ``view_slope`` (each
+    centre's, from ``TableFrame.view_slope``), how obliquely the camera saw it. Without it (no camera pose),
+    the one sigma measured over all slopes."""
     unknown = sorted(set(measured_by.tolist()) - set(CENTRE_SIGMA_MM))
     if unknown:
         raise ValueError(f"no measured sigma for centres measured by {', '.join(map(repr, unknown))}")
-    return np.array([CENTRE_SIGMA_MM[str(m)] / MM_PER_IN for m in measured_by], dtype=np.float64)
+    sigma_mm = np.array([CENTRE_SIGMA_MM[str(m)] for m in measured_by], dtype=np.float64)
+    if view_slope is not None:
+        for how, (at_foot, per_slope) in SLOPE_SIGMA.items():
+            mine = measured_by == how
+            sigma_mm[mine] = np.hypot(at_foot, per_slope * np.asarray(view_slope, np.float64)[mine])
+    out: npt.NDArray[np.float64] = sigma_mm / MM_PER_IN
+    return out

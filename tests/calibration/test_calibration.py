@@ -74,6 +74,27 @@ def test_points_above_the_table_land_where_they_stand(
     assert np.allclose(back, true_camera.project([[12.0, 4.0, -3.0]]), atol=1.0)
 
 
+def test_the_camera_is_found_where_it_stands(
+    true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel
+) -> None:
+    """The calibrated pose puts the camera where the renderer stood it, and says how obliquely it sees each
+    point: the tangent of the ray's angle from the vertical (the base sigma grows with it)."""
+    frame = calibrate(photograph(true_camera, texture), LAYOUT, estimated_lens)
+    truth = -true_camera.R.T @ true_camera.t  # (x, y, w), w = -height
+    found = frame.camera_centre_in()
+    assert found is not None
+    assert np.allclose(found, [truth[0], truth[1], -truth[2]], atol=0.01 * -truth[2])
+    points = np.array([[truth[0], truth[1]], [12.0, 12.0], [0.0, 24.0]])
+    expected = np.hypot(points[:, 0] - truth[0], points[:, 1] - truth[1]) / -truth[2]
+    slope = frame.view_slope(points)
+    assert slope is not None
+    assert slope[0] == pytest.approx(0.0, abs=0.01)
+    assert np.allclose(slope, expected, atol=0.01)
+    assert slope[2] > slope[1] > 0.2  # 18 degrees of tilt: the table's middle is seen at tan 18 = 0.32
+    flat = TableFrame(frame.H, frame.layout, frame.image_size)  # a homography alone: no pose, no slope
+    assert flat.camera_centre_in() is None and flat.view_slope(points) is None
+
+
 def test_round_trip_and_rectify(
     true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel, tmp_path: Path
 ) -> None:

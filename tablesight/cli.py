@@ -412,7 +412,13 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
                 if b["seen"]
                 else []
             ),
-            f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}",
+            f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}"
+            + (
+                f"; recall of the {report['objectives']['seen']} markers whose edge the camera sees a quarter of "
+                f"or more: {report['objectives']['recall_seen']:.1%}"
+                if report["objectives"]["seen"]
+                else ""
+            ),
             *(
                 f"  {tag}: recall {v['recall']:.1%}, precision {v['precision']:.1%}"
                 for tag, v in report["by_tag"].items()

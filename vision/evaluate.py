@@ -63,6 +63,7 @@ def render_dataset(
             "tags": table.tags,
             "layout": table.layout.to_json(),
             "rim_visible": table.rim_visible,
+            "marker_visible": table.marker_visible,
         }
         Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
         Path(str(stem) + ".txt").write_text(
@@ -132,6 +133,8 @@ def evaluate(
         "obj_matched": 0,
         "bases_seen": 0,
         "bases_seen_matched": 0,
+        "obj_seen": 0,
+        "obj_seen_matched": 0,
     }
     per_tag: dict[str, dict[str, int]] = {}
     stage_times: dict[str, list[float]] = {}
@@ -166,6 +169,9 @@ def evaluate(
         # Renders since session 21 say how much of each base's rim the camera sees (vision/synth/table.py).
         rim = truth.get("rim_visible", {})
         seen = {i for i, m in enumerate(scene["models"]) if rim.get(m["id"], 0.0) >= SEEN_RIM_SHARE}
+        # ...and how much of each objective marker's edge (renders since session 33; older ones: all seen)
+        edge = truth.get("marker_visible", {})
+        seen_obj = {i for i, o in enumerate(scene["objectives"]) if edge.get(o["id"], 1.0) >= SEEN_RIM_SHARE}
         row = {
             "image": image_path.name,
             "tags": " ".join(truth["tags"]),
@@ -180,6 +186,8 @@ def evaluate(
             "obj_matched": len(obj_matches),
             "bases_seen": len(seen),
             "bases_seen_matched": sum(i in seen for i, _, _ in matches),
+            "obj_seen": len(seen_obj),
+            "obj_seen_matched": sum(i in seen_obj for i, _, _ in obj_matches),
             "total_ms": round(total_ms, 1),
         }
         rows.append(row)
@@ -222,6 +230,9 @@ def evaluate(
         "objectives": {
             "recall": ratio(totals["obj_matched"], totals["obj_true"]),
             "precision": ratio(totals["obj_matched"], totals["obj_found"]),
+            # of the markers whose edge the camera sees at least SEEN_RIM_SHARE of (a wall can hide one whole)
+            "recall_seen": ratio(totals["obj_seen_matched"], totals["obj_seen"]),
+            "seen": totals["obj_seen"],
         },
         "by_tag": {
             tag: {"recall": ratio(v["matched"], v["true"]), "precision": ratio(v["matched"], v["found"])}

@@ -95,6 +95,8 @@ class RenderedTable:
     tags: list[str] = field(default_factory=list)
     # model id -> the share of its base's rim the camera sees: not under a figure, a wall or a hand (0 to 1)
     rim_visible: dict[str, float] = field(default_factory=dict)
+    # objective id -> the share of its marker's edge the camera sees: not behind a wall, a figure or a hand
+    marker_visible: dict[str, float] = field(default_factory=dict)
 
 
 def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -533,6 +535,7 @@ def render_table(
             tags.append("hand")
     covered = np.any(photo != ground, axis=2)
     rim_visible = {m["id"]: _rim_visible(covered, camera, m, solids[m["id"]]) for m in models}
+    marker_visible = {o["id"]: _edge_visible(covered, camera, _marker_ring(o)) for o in objectives}
     effects = {
         "noise": float(rng.uniform(1, 3)),
         "blur_px": float(rng.uniform(0.3, 0.9)),
@@ -561,7 +564,7 @@ def render_table(
     for t_ in terrain:
         poly = np.asarray(t_["polygon"], float)
         outlines.append(("terrain", t_["id"], camera.project(np.c_[poly, np.zeros(len(poly))])))
-    return RenderedTable(photo, empty, scene, camera, layout, outlines, tags, rim_visible)
+    return RenderedTable(photo, empty, scene, camera, layout, outlines, tags, rim_visible, marker_visible)
 
 
 @dataclass(frozen=True)
@@ -637,7 +640,19 @@ def _draw_base(
 
 def _rim_visible(covered: npt.NDArray[np.bool_], camera: Camera, m: dict[str, Any], solid: BaseSolid) -> float:
     """The share of a base's rim (the edge of its top, at 97 % of the top's radius) not covered in the photo."""
-    px = np.round(camera.project(_base_ring(m, 0.97 * solid.top_scale, solid.height_in))).astype(int)
+    return _edge_visible(covered, camera, _base_ring(m, 0.97 * solid.top_scale, solid.height_in))
+
+
+def _marker_ring(objective: dict[str, Any]) -> npt.NDArray[np.float64]:
+    """Points round an objective marker's edge (at 97 % of its radius), on the table."""
+    r = 0.97 * objective["diameter_mm"] / 2 / 25.4
+    t = np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    return np.c_[objective["x"] + r * np.cos(t), objective["y"] + r * np.sin(t), np.zeros(len(t))]
+
+
+def _edge_visible(covered: npt.NDArray[np.bool_], camera: Camera, ring: npt.NDArray[np.float64]) -> float:
+    """The share of the points of ``ring`` (table inches, z) that nothing covers in the photo."""
+    px = np.round(camera.project(ring)).astype(int)
     h, w = covered.shape
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     seen = np.zeros(len(px), bool)

@@ -275,10 +275,8 @@ class LearnedDetector:
                 continue  # the set-up's marker stands for it; one it did not have must be sure, and disc-sized
             proposals.append((name, centre_in, size_in, s))
         refined = self._refine(photo, frame, [p[1] for p in proposals if p[0] == "round"])
-        # Every proposal's patch cut in one go (one call each spent more time on the map than on the pixels).
-        patches = frame.rectify_regions(photo, self.px_per_in, [self._patch_region(p[1], p[2]) for p in proposals])
         rows, faint, k = [], [], 0
-        for (name, centre_in, size_in, s), patch in zip(proposals, patches, strict=True):
+        for name, centre_in, size_in, s in proposals:
             seen, rescued = None, False
             if name == "oval" and s < PLAIN_THRESHOLD:
                 rescued = True  # a faint oval box: an oval only where the oval refiner is sure
@@ -291,7 +289,7 @@ class LearnedDetector:
                     name, seen, rescued = "oval", None, True  # no round base: an oval under a figure?
                 elif s < REFINED_THRESHOLD and _near(known, seen[:2], OBJECTIVE_MM / 2 / MM_PER_IN):
                     continue  # a faint "base" on a marker: the marker's disc, part hidden, read as one
-            row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, rescued, patch)
+            row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, rescued)
             if row is None:
                 continue
             rows.append(row)
@@ -306,15 +304,6 @@ class LearnedDetector:
         return Detections.concat([found, known[np.array(kept, np.int64)]]), times, top
 
     # ---- one piece -------------------------------------------------------------------------
-    def _patch_region(self, centre_in: tuple[float, float], size_in: tuple[float, float]) -> tuple[int, int, int, int]:
-        """The part of the top-down view (x0, y0, side, side) in which a proposal is measured."""
-        ppi = self.px_per_in
-        half_in = max(size_in) * 0.85 + 0.15
-        x0 = int(np.floor((centre_in[0] - half_in) * ppi))
-        y0 = int(np.floor((centre_in[1] - half_in) * ppi))
-        side = int(np.ceil(2 * half_in * ppi))
-        return x0, y0, side, side
-
     def _measure(
         self,
         photo: Image,
@@ -326,17 +315,18 @@ class LearnedDetector:
         score: float,
         refined: tuple[float, float, str, float] | None = None,
         rescued: bool = False,
-        patch: Image | None = None,
     ) -> tuple[Any, ...] | None:
         """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample, the empty table's colours
         at the rim sample's points) of one proposal, refined in a 40 px/in patch. ``refined``: the refiner's
         centre, size and P(base) for a round base; None where the photo shows no base at the refiner's place,
         or an oval the oval refiner says is none (``rescued``: a faint or round box tried as an oval, which needs
-        it sure). ``patch``: the view of ``_patch_region``, when already cut."""
+        it sure)."""
         ppi = self.px_per_in
-        x0, y0, side, _ = self._patch_region(centre_in, size_in)
-        if patch is None:
-            patch = frame.rectify(photo, ppi, (x0, y0, side, side))
+        half_in = max(size_in) * 0.85 + 0.15
+        x0 = int(np.floor((centre_in[0] - half_in) * ppi))
+        y0 = int(np.floor((centre_in[1] - half_in) * ppi))
+        side = int(np.ceil(2 * half_in * ppi))
+        patch = frame.rectify(photo, ppi, (x0, y0, side, side))
         colour_of = self._classical._rim_colour
 
         def mat_at(

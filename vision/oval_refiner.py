@@ -58,37 +58,28 @@ class OvalRefined:
 def oval_crop(photo: Image, frame: TableFrame, centre_in: tuple[float, float], facing_deg: float) -> Image:
     """The crop round ``centre_in`` turned to ``facing_deg``: crop pixel (u, v) shows the table point
     centre + R(facing) ((u + 0.5 - half), (v + 0.5 - half)) / OVAL_PX_PER_IN, so the facing runs along u."""
-    return oval_crops(photo, frame, [centre_in], [facing_deg])[0]
-
-
-def oval_crops(
-    photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]], facings_deg: list[float]
-) -> list[Image]:
-    """``oval_crop`` for each centre and facing, their views of the table cut in one go."""
     ppi = OVAL_PX_PER_IN
     side = int(math.ceil(OVAL_CROP_PX * math.sqrt(2))) + 4  # holds the turned crop whatever the facing
-    origins = [(int(math.floor(x * ppi)) - side // 2, int(math.floor(y * ppi)) - side // 2) for x, y in centres_in]
-    patches = frame.rectify_regions(photo, ppi, [(x0, y0, side, side) for x0, y0 in origins])
-    crops = []
-    for centre_in, facing_deg, (x0, y0), patch in zip(centres_in, facings_deg, origins, patches, strict=True):
-        cos_f, sin_f = math.cos(math.radians(facing_deg)), math.sin(math.radians(facing_deg))
-        lead = 0.5 - OVAL_CROP_PX / 2
-        # patch pixel of a table point p: p * ppi - (x0, y0) - 0.5 (pixel k's centre is table (k + 0.5) / ppi)
-        to_patch = np.array(
-            [
-                [cos_f, -sin_f, centre_in[0] * ppi - x0 - 0.5 + cos_f * lead - sin_f * lead],
-                [sin_f, cos_f, centre_in[1] * ppi - y0 - 0.5 + sin_f * lead + cos_f * lead],
-            ]
-        )
-        crop = cv2.warpAffine(
-            patch,
-            to_patch,
-            (OVAL_CROP_PX, OVAL_CROP_PX),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        crops.append(np.asarray(crop, np.uint8))
-    return crops
+    x0 = int(math.floor(centre_in[0] * ppi)) - side // 2
+    y0 = int(math.floor(centre_in[1] * ppi)) - side // 2
+    patch = frame.rectify(photo, ppi, (x0, y0, side, side))
+    cos_f, sin_f = math.cos(math.radians(facing_deg)), math.sin(math.radians(facing_deg))
+    lead = 0.5 - OVAL_CROP_PX / 2
+    # patch pixel of a table point p: p * ppi - (x0, y0) - 0.5 (pixel k's centre is table (k + 0.5) / ppi)
+    to_patch = np.array(
+        [
+            [cos_f, -sin_f, centre_in[0] * ppi - x0 - 0.5 + cos_f * lead - sin_f * lead],
+            [sin_f, cos_f, centre_in[1] * ppi - y0 - 0.5 + sin_f * lead + cos_f * lead],
+        ]
+    )
+    crop = cv2.warpAffine(
+        patch,
+        to_patch,
+        (OVAL_CROP_PX, OVAL_CROP_PX),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(crop, np.uint8)
 
 
 def to_table_offset(
@@ -139,7 +130,7 @@ class OvalRefiner:
         if not centres_in:
             empty = np.zeros(0)
             return OvalRefined([], empty, empty, empty, empty, empty)
-        crops = oval_crops(photo, frame, centres_in, facings_deg)
+        crops = [oval_crop(photo, frame, c, f) for c, f in zip(centres_in, facings_deg, strict=True)]
         assert self._network is not None
         raw = self._network.raw(to_blob(crops))
         logits = raw[:, : len(OVAL_SIZES)]

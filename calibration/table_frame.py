@@ -149,45 +149,21 @@ class TableFrame:
     ) -> npt.NDArray[np.uint8]:
         """A top-down view of the table at ``px_per_in`` (table (0, 0) at the top-left pixel's corner).
         ``region_px``: (x0, y0, width, height) of that view, to make just a part of it."""
-        if region_px is None:
-            region_px = (
-                0,
-                0,
-                int(round(self.layout.width_in * px_per_in)),
-                int(round(self.layout.depth_in * px_per_in)),
-            )
-        return self.rectify_regions(image, px_per_in, [region_px])[0]
-
-    def rectify_regions(
-        self, image: npt.NDArray[np.uint8], px_per_in: float, regions_px: list[tuple[int, int, int, int]]
-    ) -> list[npt.NDArray[np.uint8]]:
-        """Parts (x0, y0, width, height) of the top-down view at ``px_per_in``, each as ``rectify`` makes it.
-        The table-to-photo map of all of them is computed in one go: a base's crops, one call each, spent
-        more time setting up that map than cutting the pixels."""
+        x0, y0 = 0, 0
+        w = int(round(self.layout.width_in * px_per_in))
+        h = int(round(self.layout.depth_in * px_per_in))
+        if region_px is not None:
+            x0, y0, w, h = region_px
         # The map is smooth: compute it every `step` pixels and interpolate (exact to well under 0.01 px).
         step = 8
-        grids = []
-        for x0, y0, w, h in regions_px:
-            gw, gh = w // step + 2, h // step + 2
-            u, v = np.meshgrid(
-                (np.arange(gw) * step + x0 + 0.5) / px_per_in, (np.arange(gh) * step + y0 + 0.5) / px_per_in
-            )
-            grids.append(np.stack([u.ravel(), v.ravel()], axis=1))
-        if not grids:
-            return []
-        coarse_all = self.table_to_image(np.concatenate(grids)).astype(np.float32)
-        out = []
-        start = 0
-        for (_, _, w, h), grid in zip(regions_px, grids, strict=True):
-            gw, gh = w // step + 2, h // step + 2
-            coarse = coarse_all[start : start + len(grid)].reshape(gh, gw, 2)
-            start += len(grid)
-            mx, my = np.meshgrid(np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step)
-            px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)
-            view: npt.NDArray[np.uint8] = cv2.remap(
-                image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
-            )
-            out.append(view)
+        gw, gh = w // step + 2, h // step + 2
+        u, v = np.meshgrid((np.arange(gw) * step + x0 + 0.5) / px_per_in, (np.arange(gh) * step + y0 + 0.5) / px_per_in)
+        coarse = self.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(gh, gw, 2).astype(np.float32)
+        mx, my = np.meshgrid(np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step)
+        px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)
+        out: npt.NDArray[np.uint8] = cv2.remap(
+            image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+        )
         return out
 
     def inches_per_pixel(self, xy_in: npt.ArrayLike) -> FloatArray:

@@ -31,7 +31,8 @@ CENTRE_SIGMA_MM = {
     # a piece read further off than half its radius is not matched to its model at all: kept on the safe side)
     "refined, partial": 2.0,
     # (2026-11-23, session 18, same tables: 28 ovals)
-    "oval refined": 0.8,  # an oval measured by the oval refiner: its centre needs 0.63 for 95 %; its facing
+    "oval refined": 0.8,  # an oval measured by the oval refiner (by slope with a pose: SLOPE_SIGMA): its centre
+    # needs 0.63 for 95 %; its facing
     # (median 0.6 degrees off, at most 4.9) moves the tips of a long oval a little more
     "oval refined, faint": 1.6,  # ...from a faint oval box or a round box the base refiner turned away (session 28)
     "oval": 1.6,  # an oval's box: its centre needs 1.35 for 95 %, but its edge moves with its facing too
@@ -53,15 +54,19 @@ CENTRE_SIGMA_MM = {
 }
 
 
-# A round base measured by the base refiner is measured worse the more obliquely the camera sees it: its figure
-# hides the far side of its rim, and the error lies along the line from the camera's foot. Per-axis 1-sigma in mm
-# = hypot(AT_FOOT, PER_SLOPE * slope), slope the tangent of the view's angle from the vertical
-# (TableFrame.view_slope). Fitted on the tuning tables (seeds 6200-6319, 1335 refined bases) so that the truth lies
-# within 2 sigma along each axis for 95 % of the bases at every slope: 0.34 mm needed below slope 0.2, 0.45 at
-# 0.4-0.5, 0.67 beyond 0.6; the one sigma of 0.45 held only 87 % of the bases there (docs/vision.md, session 33).
-REFINED_SIGMA_AT_FOOT_MM = 0.33
-REFINED_SIGMA_PER_SLOPE_MM = 0.9
-SLOPE_SIGMA = {"refined": (REFINED_SIGMA_AT_FOOT_MM, REFINED_SIGMA_PER_SLOPE_MM)}
+# A base measured by a refiner is measured worse the more obliquely the camera sees it: its figure hides the
+# far side of its rim, and the error lies along the line from the camera's foot. Per-axis 1-sigma in mm
+# = hypot(AT_FOOT, PER_SLOPE * max(0, slope - FROM_SLOPE)), slope the tangent of the view's angle from the vertical
+# (TableFrame.view_slope). Fitted on tuning tables so that the truth lies within 2 sigma along each axis for 95 % of
+# the pieces at every slope (docs/vision.md, session 33):
+# - round bases (seeds 6200-6319, 1335 bases): 0.34 mm needed below slope 0.2, 0.45 at 0.4-0.5, 0.67 beyond 0.6;
+#   the one sigma of 0.45 held only 87 % of the bases there;
+# - ovals (seeds 6200-6319 and 6500-6619, 160 ovals): 0.42 mm needed below 0.2, 1.0 at 0.4-0.5, 2.6 beyond 0.5
+#   (20 ovals: the facing of a long oval seen obliquely); 0.8 held 80 % of those.
+SLOPE_SIGMA = {  # measured by -> (AT_FOOT mm, PER_SLOPE mm, FROM_SLOPE)
+    "refined": (0.33, 0.9, 0.0),
+    "oval refined": (0.46, 7.75, 0.3),
+}
 
 
 def centre_sigma_in(
@@ -75,8 +80,9 @@ def centre_sigma_in(
         raise ValueError(f"no measured sigma for centres measured by {', '.join(map(repr, unknown))}")
     sigma_mm = np.array([CENTRE_SIGMA_MM[str(m)] for m in measured_by], dtype=np.float64)
     if view_slope is not None:
-        for how, (at_foot, per_slope) in SLOPE_SIGMA.items():
+        slope = np.asarray(view_slope, np.float64)
+        for how, (at_foot, per_slope, from_slope) in SLOPE_SIGMA.items():
             mine = measured_by == how
-            sigma_mm[mine] = np.hypot(at_foot, per_slope * np.asarray(view_slope, np.float64)[mine])
+            sigma_mm[mine] = np.hypot(at_foot, per_slope * np.maximum(0.0, slope[mine] - from_slope))
     out: npt.NDArray[np.float64] = sigma_mm / MM_PER_IN
     return out

@@ -11,28 +11,24 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN
 from vision.analyze import analyze
-from vision.centre_sigma import (
-    CENTRE_SIGMA_MM,
-    REFINED_SIGMA_AT_FOOT_MM,
-    REFINED_SIGMA_PER_SLOPE_MM,
-    centre_sigma_in,
-)
+from vision.centre_sigma import CENTRE_SIGMA_MM, SLOPE_SIGMA, centre_sigma_in
 from vision.detect_learned import LearnedDetector
 from vision.synth.table import render_table
 
 
 def test_a_refined_base_seen_obliquely_is_less_sure() -> None:
-    how = np.array(["refined"] * 4 + ["refined, partial", "marker box"])
-    slope = np.array([0.0, 0.2, 0.45, 0.7, 0.7, 0.7])
-    sigma_mm = centre_sigma_in(how, slope) * MM_PER_IN
-    assert sigma_mm[0] == pytest.approx(REFINED_SIGMA_AT_FOOT_MM)
-    assert np.all(np.diff(sigma_mm[:4]) > 0)  # the further from the camera's foot, the less sure
-    assert sigma_mm[3] == pytest.approx(math.hypot(REFINED_SIGMA_AT_FOOT_MM, 0.7 * REFINED_SIGMA_PER_SLOPE_MM))
-    # Measured without a slope model, by class alone (too few pieces to tell slopes apart).
-    assert sigma_mm[4] == pytest.approx(CENTRE_SIGMA_MM["refined, partial"])
-    assert sigma_mm[5] == pytest.approx(CENTRE_SIGMA_MM["marker box"])
-    # No camera pose: the one sigma measured over all slopes.
-    assert centre_sigma_in(how[:1])[0] * MM_PER_IN == pytest.approx(CENTRE_SIGMA_MM["refined"])
+    slopes = [0.0, 0.2, 0.45, 0.7]
+    for how in ("refined", "oval refined"):
+        sigma_mm = centre_sigma_in(np.array([how] * 4), np.array(slopes)) * MM_PER_IN
+        at_foot, per_slope, from_slope = SLOPE_SIGMA[how]
+        assert sigma_mm[0] == pytest.approx(at_foot)
+        assert np.all(np.diff(sigma_mm[1:]) > 0)  # the further from the camera's foot, the less sure
+        assert sigma_mm[3] == pytest.approx(math.hypot(at_foot, (0.7 - from_slope) * per_slope))
+        # No camera pose: the one sigma measured over all slopes.
+        assert centre_sigma_in(np.array([how]))[0] * MM_PER_IN == pytest.approx(CENTRE_SIGMA_MM[how])
+    # Others are measured by class alone (too few pieces to tell slopes apart).
+    other = centre_sigma_in(np.array(["refined, partial", "marker box"]), np.array([0.7, 0.7])) * MM_PER_IN
+    assert other == pytest.approx([CENTRE_SIGMA_MM["refined, partial"], CENTRE_SIGMA_MM["marker box"]])
 
 
 def test_a_centre_measured_an_unknown_way_is_refused_by_name() -> None:
@@ -56,7 +52,8 @@ def test_the_scene_gives_each_refined_base_the_sigma_of_its_view() -> None:
     slope = frame.view_slope(xy)
     assert slope is not None and np.ptp(slope) > 0.1
     calib_in = result.scene["measurement"]["calibration_error_in"]
-    expected = np.hypot(calib_in, np.hypot(REFINED_SIGMA_AT_FOOT_MM, REFINED_SIGMA_PER_SLOPE_MM * slope) / MM_PER_IN)
+    at_foot, per_slope, _ = SLOPE_SIGMA["refined"]
+    expected = np.hypot(calib_in, np.hypot(at_foot, per_slope * slope) / MM_PER_IN)
     reported = np.array([models[k]["sigma_in"] for k in refined])
     assert np.allclose(reported, expected, atol=2e-5)  # the scene rounds to 5 decimals
     assert reported[np.argmax(slope)] > reported[np.argmin(slope)]

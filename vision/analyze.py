@@ -237,8 +237,8 @@ def analyze(
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams)
     teams = agree_players(x, y, sizes, teams, colour_distances)
-    # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for refined
-    # bases how obliquely the camera saw it).
+    # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the
+    # refiners measured, how obliquely the camera saw them).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
     slope = frame.view_slope(np.c_[x, y]) if len(x) else None
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))

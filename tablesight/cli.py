@@ -897,7 +897,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("directory")
     ev.add_argument("--csv", default=None, help="per-image rows")
     ev.add_argument(
-        "--detector", default="classical", help="classical, learned or auto; a comma list runs them side by side"
+        "--detector",
+        default="auto",
+        help="auto (the learned model where present, as analyze), learned or classical; a comma list runs them side "
+        "by side",
     )
 
     td = add("train-detector", "render training tables, train the learned detector, export ONNX (train extra)")

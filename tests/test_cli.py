@@ -317,3 +317,12 @@ def test_train_commands_without_the_train_extra_say_how_to_get_it(
     assert code == 2 and out == ""
     assert "training needs the train extra: pip install -e '.[train]'" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_eval_vision_judges_the_detector_analyze_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --detector, eval-vision measures what `analyze` runs by default (the shipped learned model),
+    not the classical fallback: the bundled photos of each game's table, against their truth."""
+    code, out, _ = run(capsys, "eval-vision", str(Path(__file__).parents[1] / "sample_images" / "games"), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["detector"] == "learned" and report["images"] == 9
+    assert report["bases"]["recall"] > 0.95 and report["objectives"]["recall"] == 1.0

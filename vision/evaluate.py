@@ -115,7 +115,7 @@ def analyze_rendered(table: RenderedTable, lens: LensModel | None, detector: Det
 def evaluate(
     directory: str | Path,
     csv_path: str | Path | None = None,
-    detector: str = "classical",
+    detector: str = "auto",
     model_path: str | Path | None = None,
 ) -> dict[str, Any]:
     """How ``detector`` (see ``vision.analyze.make_detector``) does on a rendered set, against its truth."""

@@ -53,24 +53,30 @@ def render_dataset(
     lens = webcam_lens(seed)
     lens.save(root / "lens.json")
     for k in range(count):
-        game = games[k % len(games)]
-        table = render_table(seed + k, game, style=style, figures=figures, trees=trees)
-        stem = root / f"{seed + k:05d}"
-        cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        truth = {
-            "scene": table.scene,
-            "tags": table.tags,
-            "layout": table.layout.to_json(),
-            "rim_visible": table.rim_visible,
-            "marker_visible": table.marker_visible,
-        }
-        Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
-        Path(str(stem) + ".txt").write_text(
-            "\n".join(yolo_labels(table.outlines_px, table.camera.size)) + "\n", encoding="utf-8"
-        )
-        written.append(Path(str(stem) + ".jpg"))
+        written.append(render_one(root, seed + k, games[k % len(games)], style, figures, trees))
     return written
+
+
+def render_one(
+    root: Path, seed: int, game: str, style: str = "standard", figures: str = "blob", trees: bool = False
+) -> Path:
+    """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
+    table = render_table(seed, game, style=style, figures=figures, trees=trees)
+    stem = root / f"{seed:05d}"
+    cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    truth = {
+        "scene": table.scene,
+        "tags": table.tags,
+        "layout": table.layout.to_json(),
+        "rim_visible": table.rim_visible,
+        "marker_visible": table.marker_visible,
+    }
+    Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
+    Path(str(stem) + ".txt").write_text(
+        "\n".join(yolo_labels(table.outlines_px, table.camera.size)) + "\n", encoding="utf-8"
+    )
+    return Path(str(stem) + ".jpg")
 
 
 def _match(truth: list[dict[str, Any]], found: list[dict[str, Any]], radius_of: Any) -> list[tuple[int, int, float]]:

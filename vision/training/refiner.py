@@ -149,9 +149,14 @@ def build_samples(directories: list[Path], out: Path, workers: int = 2, seed: in
     return {"tables": len(jobs), "samples": len(merged["is_base"]), "positives": int(merged["is_base"].sum())}
 
 
-def make_network(outputs: int = 1 + len(ROUND_SIZES) + 2) -> Any:
+def make_network(
+    outputs: int = 1 + len(ROUND_SIZES) + 2,
+    widths: tuple[int, int, int, int, int] = (16, 24, 32, 48, 64),
+    dense: int = 128,
+) -> Any:
     """A small CNN: a stride-2 stem, three stages of two 3x3 convolutions, a dense layer; ``outputs``
-    (the base refiner's: base logit, size logits and offset). About 25 M multiply-adds a 96 px crop."""
+    (the base refiner's: base logit, size logits and offset). ``widths``: the channels of the stem, the three
+    stages and the last convolution. About 25 M multiply-adds a 96 px crop at the default widths."""
     import torch
     from torch import nn
 
@@ -160,21 +165,22 @@ def make_network(outputs: int = 1 + len(ROUND_SIZES) + 2) -> Any:
 
     torch.manual_seed(0)
     side = CROP_PX // 16
+    w0, w1, w2, w3, w4 = widths
     return nn.Sequential(
-        *conv(3, 16, 2),
-        *conv(16, 24),
+        *conv(3, w0, 2),
+        *conv(w0, w1),
         nn.MaxPool2d(2),
-        *conv(24, 32),
-        *conv(32, 32),
+        *conv(w1, w2),
+        *conv(w2, w2),
         nn.MaxPool2d(2),
-        *conv(32, 48),
-        *conv(48, 48),
+        *conv(w2, w3),
+        *conv(w3, w3),
         nn.MaxPool2d(2),
-        *conv(48, 64),
+        *conv(w3, w4),
         nn.Flatten(),
-        nn.Linear(64 * side * side, 128),
+        nn.Linear(w4 * side * side, dense),
         nn.ReLU(inplace=True),
-        nn.Linear(128, outputs),
+        nn.Linear(dense, outputs),
     )
 
 
@@ -184,13 +190,14 @@ def _augment(x: Any, offset: Any, generator: Any) -> tuple[Any, Any]:
 
     n = x.shape[0]
     offset = offset.clone()
-    flip_x = torch.rand(n, generator=generator) < 0.5
+    # Drawn on the (CPU) generator, applied where the batch is: the same draws on a GPU as on the CPU.
+    flip_x = (torch.rand(n, generator=generator) < 0.5).to(x.device)
     x[flip_x] = x[flip_x].flip(3)
     offset[flip_x, 0] = -offset[flip_x, 0]
-    flip_y = torch.rand(n, generator=generator) < 0.5
+    flip_y = (torch.rand(n, generator=generator) < 0.5).to(x.device)
     x[flip_y] = x[flip_y].flip(2)
     offset[flip_y, 1] = -offset[flip_y, 1]
-    swap = torch.rand(n, generator=generator) < 0.5
+    swap = (torch.rand(n, generator=generator) < 0.5).to(x.device)
     x[swap] = x[swap].transpose(2, 3)
     offset[swap] = offset[swap].flip(1)
     return light_and_tint(x, generator), offset
@@ -201,9 +208,9 @@ def light_and_tint(x: Any, generator: Any) -> Any:
     import torch
 
     n = x.shape[0]
-    gain = 0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=generator)
-    tint = 0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=generator)
-    shift = 0.1 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    gain = (0.7 + 0.6 * torch.rand(n, 1, 1, 1, generator=generator)).to(x.device)
+    tint = (0.9 + 0.2 * torch.rand(n, 3, 1, 1, generator=generator)).to(x.device)
+    shift = (0.1 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)).to(x.device)
     return (x * gain * tint + shift).clamp(0, 1)
 
 
@@ -217,18 +224,22 @@ def train_refiner(
     val_share: float = 0.1,
     threads: int = 2,
     log: Any = print,
+    device: str = "cpu",
+    widths: tuple[int, int, int, int, int] = (16, 24, 32, 48, 64),
+    dense: int = 128,
 ) -> dict[str, float]:
     """Train on ``samples`` (.npz files from build_samples, in order), export the network to ``out_onnx``;
-    the validation figures (a share of the samples, drawn by ``seed``, never trained on)."""
+    the validation figures (a share of the samples, drawn by ``seed``, never trained on). ``device``: where
+    torch trains ('cpu', 'cuda'); the samples are moved there whole. ``widths``, ``dense``: make_network's."""
     import torch
     from torch import nn
 
     files = [np.load(path) for path in samples]
     data = {key: np.concatenate([f[key] for f in files]) for key in ("crops", "is_base", "size", "offset")}
-    x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2)))
-    base_all = torch.from_numpy(data["is_base"])
-    size_all = torch.from_numpy(data["size"])
-    off_all = torch.from_numpy(data["offset"])
+    x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2))).to(device)
+    base_all = torch.from_numpy(data["is_base"]).to(device)
+    size_all = torch.from_numpy(data["size"]).to(device)
+    off_all = torch.from_numpy(data["offset"]).to(device)
     bce, ce = nn.BCEWithLogitsLoss(), nn.CrossEntropyLoss()
 
     def batch_loss(net: Any, idx: Any, generator: Any) -> Any:
@@ -246,7 +257,7 @@ def train_refiner(
 
     order = np.random.default_rng(seed).permutation(len(base_all))
     n_val = int(len(order) * val_share)
-    net = make_network()
+    net = make_network(widths=widths, dense=dense)
     return fit_network(
         net,
         order[n_val:],
@@ -261,6 +272,7 @@ def train_refiner(
         seed,
         threads,
         log,
+        device=device,
     )
 
 
@@ -279,15 +291,18 @@ def fit_network(
     threads: int,
     log: Any,
     input_channels: int = 3,
+    device: str = "cpu",
 ) -> dict[str, float]:
     """The training loop the refiners and the terrain segmenter share: AdamW with a one-cycle schedule over
     the samples ``fit``, ``validate(net, val)`` after each epoch; the network exported to ``out_onnx``
-    (``input_channels`` deep).
-    ``batch_loss(net, indices, generator)`` augments and scores a batch."""
+    (``input_channels`` deep), its state dict saved beside it (.pt).
+    ``batch_loss(net, indices, generator)`` augments and scores a batch; ``device``: where the network and
+    the samples are (the network comes back to the CPU for the export)."""
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
+    net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(fit) // batch + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -298,7 +313,7 @@ def fit_network(
         perm = fit[np.random.default_rng(seed + epoch + 1).permutation(len(fit))]
         total = 0.0
         for k in range(0, len(perm), batch):
-            idx = torch.from_numpy(perm[k : k + batch])
+            idx = torch.from_numpy(perm[k : k + batch]).to(device)
             loss = batch_loss(net, idx, generator)
             opt.zero_grad()
             loss.backward()
@@ -308,8 +323,10 @@ def fit_network(
         log(
             f"epoch {epoch + 1}/{epochs}: loss {total / len(fit):.4f}, {time.perf_counter() - start:.0f} s, {validate(net, val)}"
         )
-    net.eval()
+    figures: dict[str, float] = validate(net, val)
+    net.eval().to("cpu")
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), out_onnx.with_suffix(".pt"))  # the weights beside the export, should it fail
     torch.onnx.export(
         net,
         (torch.zeros(1, input_channels, crop_px, crop_px),),
@@ -320,7 +337,6 @@ def fit_network(
         opset_version=17,
         dynamo=False,
     )
-    figures: dict[str, float] = validate(net, val)
     return figures
 
 
@@ -330,7 +346,8 @@ def _validate(net: Any, x: Any, is_base: Any, size: Any, offset: Any) -> dict[st
 
     net.eval()
     with torch.no_grad():
-        out = torch.cat([net(x[k : k + 256].float() / 255.0) for k in range(0, len(x), 256)])
+        out = torch.cat([net(x[k : k + 256].float() / 255.0) for k in range(0, len(x), 256)]).cpu()
+    is_base, size, offset = is_base.cpu(), size.cpu(), offset.cpu()
     pos = is_base > 0.5
     err_mm = ((out[pos, -2:] - offset[pos]) * OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()
     return {

@@ -1,0 +1,247 @@
+"""Render the base refiner's tables on many cores, cut its samples and train variants of it on a GPU, all
+inside one time budget (a lent GPU machine is held for minutes, not hours).
+
+    python scripts/train_refiner_gpu.py OUT_DIR [--budget-s 540] [--render-s 270] [--workers 16]
+
+Tables are rendered set by set interleaved (table k of every set before table k + 1 of any), so that a
+render cut short by the budget keeps the sets' balance; what was rendered is recorded in OUT_DIR/job.json.
+Each variant of ``VARIANTS`` is trained for as many epochs as its share of the time left allows (timed on a
+probe), exported to OUT_DIR/base-refiner-NAME.onnx, its state dict beside it (.pt). Needs the ``train`` extra.
+Run on session 34's lent H200 (docs/detector.md); on a CPU it runs too, slowly (keep --budget-s large).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.training.commands import REFINER_SETS  # noqa: E402
+
+# The shipped refiner's sets (session 27) and as many again at new seeds; every set drawn both ways.
+EXTRA_SETS: tuple[tuple[int, int, tuple[str, ...]], ...] = (
+    (630_000, 300, ("focal-point", "grinding-annihilation")),
+    (640_000, 200, ("focal-point", "grinding-annihilation")),
+    (650_000, 150, ("miniature-skirmish", "onefinity")),
+)
+FIGURES = ("blob", "varied")
+# name: (widths, dense, batch, lr)
+VARIANTS: dict[str, tuple[tuple[int, int, int, int, int], int, int, float]] = {
+    "a": ((16, 24, 32, 48, 64), 128, 256, 0.003),  # the shipped network
+    "b": ((24, 32, 48, 64, 96), 192, 256, 0.003),  # wider: about twice the multiply-adds
+}
+
+
+def _quiet_worker() -> None:
+    """One thread per worker process: the pool has a process per core."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    import cv2
+
+    cv2.setNumThreads(1)
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return
+    original = ort.SessionOptions
+
+    def one_thread() -> Any:
+        options = original()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        return options
+
+    ort.SessionOptions = one_thread
+
+
+def _lens_task(table_dir: str, seed: int) -> str:
+    from vision.evaluate import webcam_lens
+
+    Path(table_dir).mkdir(parents=True, exist_ok=True)
+    path = Path(table_dir) / "lens.json"
+    webcam_lens(seed).save(path)
+    return str(path)
+
+
+def _table_task(table_dir: str, seed: int, game: str, figures: str, sample_seed: int) -> dict[str, Any]:
+    from vision.evaluate import render_one
+    from vision.training.refiner import table_samples
+
+    photo = render_one(Path(table_dir), seed, game, figures=figures)
+    return table_samples(str(photo)[: -len(".jpg")], str(Path(table_dir) / "lens.json"), sample_seed)
+
+
+def render_and_cut(root: Path, deadline: float, workers: int, log: Any) -> tuple[list[Path], list[dict[str, Any]]]:
+    """Render tables and cut samples until ``deadline`` (time.time()); one .npz of samples per set."""
+    sets = [(s, f) for f in FIGURES for s in (*REFINER_SETS, *EXTRA_SETS)]
+    dirs = [root / f"tables-{seed}{'' if drawn == 'blob' else '-' + drawn}" for (seed, _, _), drawn in sets]
+    tasks = []  # interleaved: table k of every set, then k + 1
+    for k in range(max(tables for (_, tables, _), _ in sets)):
+        for index, ((seed, tables, games), drawn) in enumerate(sets):
+            if k < tables:
+                tasks.append(
+                    (index, k, (str(dirs[index]), seed + k, games[k % len(games)], drawn, index * 1_000_003 + k))
+                )
+    results: dict[int, dict[int, dict[str, Any]]] = {i: {} for i in range(len(sets))}
+    with ProcessPoolExecutor(workers, initializer=_quiet_worker) as pool:
+        # One lens a seed (each calibrated from rendered board photos: ~20 s on this 2-core machine), copied to
+        # the set's other drawing.
+        first = {seed: str(dirs[i]) for i, ((seed, _, _), _) in reversed(list(enumerate(sets)))}
+        list(pool.map(_lens_task, first.values(), first.keys()))
+        for index, ((seed, _, _), _) in enumerate(sets):
+            dirs[index].mkdir(parents=True, exist_ok=True)
+            if not (dirs[index] / "lens.json").exists():
+                shutil.copyfile(Path(first[seed]) / "lens.json", dirs[index] / "lens.json")
+        log(f"lenses: {time.time() - deadline:+.0f} s to the render deadline")
+        pending: dict[Future[dict[str, Any]], tuple[int, int]] = {}
+        queue = iter(tasks)
+        done_count = 0
+        while True:
+            while len(pending) < 2 * workers and time.time() < deadline:
+                task = next(queue, None)
+                if task is None:
+                    break
+                index, k, args = task
+                pending[pool.submit(_table_task, *args)] = (index, k)
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                index, k = pending.pop(future)
+                results[index][k] = future.result()
+                done_count += 1
+                if done_count % 100 == 0:
+                    log(f"{done_count} tables, {time.time() - deadline:+.0f} s to the render deadline")
+    parts, described = [], []
+    for index, ((seed, _, games), drawn) in enumerate(sets):
+        done = [results[index][k] for k in sorted(results[index])]
+        if not done:
+            continue
+        merged = {key: np.concatenate([p[key] for p in done]) for key in done[0]}
+        out = root / f"samples-{seed}-{drawn}.npz"
+        np.savez(out, **merged)
+        parts.append(out)
+        ks = sorted(results[index])
+        described.append(
+            {
+                "seed": seed,
+                "games": list(games),
+                "figures": drawn,
+                "tables": len(ks),
+                "contiguous": ks == list(range(len(ks))),
+                "samples": len(merged["is_base"]),
+                "positives": int(merged["is_base"].sum()),
+            }
+        )
+    return parts, described
+
+
+def probe_step_s(widths: tuple[int, int, int, int, int], dense: int, batch: int, device: str) -> float:
+    """Seconds a training step of this network takes here (augmenting, forward, backward, update)."""
+    import torch
+
+    from vision.refiner import CROP_PX, ROUND_SIZES
+    from vision.training.refiner import _augment, make_network
+
+    net = make_network(widths=widths, dense=dense).to(device)
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    x_all = torch.randint(0, 255, (batch * 8, 3, CROP_PX, CROP_PX), dtype=torch.uint8, device=device)
+    off_all = torch.zeros(batch * 8, 2, device=device)
+    generator = torch.Generator().manual_seed(0)
+    times = []
+    for step in range(25):
+        start = time.perf_counter()
+        idx = torch.randint(0, len(x_all), (batch,)).to(device)
+        x, off = _augment(x_all[idx].float() / 255.0, off_all[idx], generator)
+        out = net(x)
+        loss = out[:, 0].square().mean() + (out[:, -2:] - off).abs().mean() + out[:, 1 : 1 + len(ROUND_SIZES)].mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        float(loss.detach())  # waits for the device
+        if step >= 5:
+            times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--budget-s", type=float, default=540.0, help="all of it, from the start")
+    parser.add_argument("--render-s", type=float, default=270.0, help="no table started after this")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--work", default="/tmp/refiner-job", help="where tables and samples are written")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    args = parser.parse_args()
+    start = time.time()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+
+    def log(line: str) -> None:
+        line = f"[{time.time() - start:6.1f} s] {line}"
+        print(line, flush=True)
+        lines.append(line)
+        (out / "job.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    parts, described = render_and_cut(work, start + args.render_s, args.workers, log)
+    job: dict[str, Any] = {"sets": described, "tables": sum(d["tables"] for d in described)}
+    job["samples"] = sum(d["samples"] for d in described)
+    log(f"rendered {job['tables']} tables, {job['samples']} samples")
+    if not parts:
+        log("no table rendered within the budget: nothing to train on")
+        return 1
+    import torch  # only now: the render's worker processes are forked from this one
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.backends.cudnn.benchmark = True  # one crop size throughout: let cuDNN pick its fastest convolutions
+    log(
+        f"device {device} ({torch.cuda.get_device_name() if device == 'cuda' else os.cpu_count()}), torch {torch.__version__}"
+    )
+    (out / "job.json").write_text(json.dumps(job, indent=1) + "\n", encoding="utf-8")
+
+    from vision.training.refiner import train_refiner
+
+    names = [n for n in args.variants.split(",") if n]
+    n_fit = int(job["samples"] * 0.9)
+    job["variants"] = {}
+    for i, name in enumerate(names):
+        widths, dense, batch, lr = VARIANTS[name]
+        step_s = probe_step_s(widths, dense, batch, device)
+        share_s = (start + args.budget_s - 30 - time.time()) / (len(names) - i)
+        epochs = int(max(4, min(60, share_s / (1.15 * step_s * (n_fit // batch + 1)))))
+        log(f"variant {name}: {step_s * 1000:.1f} ms a step, {share_s:.0f} s -> {epochs} epochs")
+        onnx = out / f"base-refiner-{name}.onnx"
+        try:
+            figures = train_refiner(
+                parts, onnx, epochs=epochs, batch=batch, lr=lr, log=log, device=device, widths=widths, dense=dense
+            )
+        except Exception as failed:  # the export is the likeliest to fail on another torch; the .pt is kept
+            log(f"variant {name}: {type(failed).__name__}: {failed}")
+            figures = {}
+        job["variants"][name] = {
+            "widths": widths,
+            "dense": dense,
+            "batch": batch,
+            "lr": lr,
+            "epochs": epochs,
+            "validation": figures,
+        }
+        log(f"variant {name}: {figures}")
+        (out / "job.json").write_text(json.dumps(job, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

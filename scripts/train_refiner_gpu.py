@@ -64,7 +64,7 @@ def _quiet_worker() -> None:
 
 
 def _lens_task(table_dir: str, seed: int) -> str:
-    from vision.evaluate import webcam_lens
+    from vision.synth.table import webcam_lens
 
     Path(table_dir).mkdir(parents=True, exist_ok=True)
     path = Path(table_dir) / "lens.json"
@@ -123,10 +123,13 @@ def render_and_cut(root: Path, deadline: float, workers: int, log: Any) -> tuple
                     log(f"{done_count} tables, {time.time() - deadline:+.0f} s to the render deadline")
     parts, described = [], []
     for index, ((seed, _, games), drawn) in enumerate(sets):
-        done = [results[index][k] for k in sorted(results[index])]
+        done = [
+            {**results[index][k], "table": np.full(len(results[index][k]["is_base"]), k, np.int32)}
+            for k in sorted(results[index])
+        ]
         if not done:
             continue
-        merged = {key: np.concatenate([p[key] for p in done]) for key in done[0]}
+        merged: dict[str, Any] = {key: np.concatenate([p[key] for p in done]) for key in done[0]}
         out = root / f"samples-{seed}-{drawn}.npz"
         np.savez(out, **merged)
         parts.append(out)

@@ -141,7 +141,8 @@ def build_samples(directories: list[Path], out: Path, workers: int = 2, seed: in
             jobs.append((str(image)[: -len(".jpg")], str(Path(d) / "lens.json"), seed * 1_000_003 + k))
     parts = []
     with ProcessPoolExecutor(workers) as pool:
-        for part in pool.map(table_samples, *zip(*jobs, strict=True)):
+        for k, part in enumerate(pool.map(table_samples, *zip(*jobs, strict=True))):
+            part["table"] = np.full(len(part["is_base"]), k, np.int32)  # to validate on tables never trained on
             parts.append(part)
     merged = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -255,13 +256,15 @@ def train_refiner(
     def validate(net: Any, val: Any) -> dict[str, float]:
         return _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
 
-    order = np.random.default_rng(seed).permutation(len(base_all))
-    n_val = int(len(order) * val_share)
+    tables = None  # each sample's table, where every file records it
+    if all("table" in f for f in files):
+        tables = np.concatenate([f["table"].astype(np.int64) + 1_000_000 * i for i, f in enumerate(files)])
+    fit, val = validation_split(tables, len(base_all), val_share, seed)
     net = make_network(widths=widths, dense=dense)
     return fit_network(
         net,
-        order[n_val:],
-        order[:n_val],
+        fit,
+        val,
         batch_loss,
         validate,
         out_onnx,
@@ -274,6 +277,25 @@ def train_refiner(
         log,
         device=device,
     )
+
+
+def validation_split(
+    tables: npt.NDArray[np.int64] | None, n: int, val_share: float, seed: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Sample indices to fit on and to validate on: ``val_share`` of the tables (``tables``: each sample's
+    table) drawn by ``seed``, every sample of a table on one side. A table's crops overlap (five per base,
+    its neighbours in the margins), so a split by sample validates on what was trained on: session 34's
+    refiner, trained on 703 tables, had 0.85 mm p95 on such a split and 1.21 mm on the held-out photos.
+    Without ``tables`` (samples saved before session 34), a split by sample."""
+    rng = np.random.default_rng(seed)
+    if tables is None:
+        order = rng.permutation(n)
+        n_val = int(n * val_share)
+        return order[n_val:], order[:n_val]
+    names = np.unique(tables)
+    held = rng.permutation(names)[: max(1, int(len(names) * val_share))]
+    in_val = np.isin(tables, held)
+    return np.flatnonzero(~in_val), np.flatnonzero(in_val)
 
 
 def fit_network(

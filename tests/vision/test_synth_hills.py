@@ -4,6 +4,7 @@ analysis looks for it (vision/analyze.py lifts a base found on a hill to the hil
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import shapely
 
 from geometry.shapes import base_semi_axes_in
@@ -44,3 +45,17 @@ def test_bases_stand_on_a_hill_or_beside_it_never_across_its_edge() -> None:
                 base = shapely.Point(m["x"], m["y"]).buffer(radius + 0.02)
                 assert not any(shapely.Polygon(h["polygon"]).intersects(base) for h in hills)
     assert tables_with_hills >= 3 and bases_on_hills >= 3
+
+
+def test_a_window_of_the_table_maps_is_that_window_of_the_whole_maps() -> None:
+    """The renderer undoes the lens once per camera; each window (a hill's) is cut from it, never recomputed."""
+    camera = Camera.looking_at_table((44.0, 60.0), (640, 360), tilt_deg=25.0, yaw_deg=-7.0)
+    whole_x, whole_y = camera.table_maps(-1.5)
+    x, y = camera.table_maps(-1.5, (100, 40, 300, 200))
+    assert x.shape == (160, 200) and np.array_equal(x, whole_x[40:200, 100:300])
+    assert np.array_equal(y, whole_y[40:200, 100:300])
+    ground = camera.project(np.c_[x[::37, ::41].ravel(), y[::37, ::41].ravel(), np.full(x[::37, ::41].size, -1.5)])
+    want = np.stack(np.meshgrid(np.arange(100, 300, 41), np.arange(40, 200, 37)), axis=-1).reshape(-1, 2)
+    assert np.abs(ground - want).max() < 0.01  # each pixel's ray does meet the plane there
+    with pytest.raises(ValueError, match="not inside"):
+        camera.table_maps(0.0, (600, 0, 700, 100))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -84,18 +85,28 @@ class Camera:
         out: FloatArray = px.reshape(-1, 2)
         return out
 
-    def table_maps(
-        self, plane_w: float = 0.0, window: tuple[int, int, int, int] | None = None
-    ) -> tuple[FloatArray, FloatArray]:
-        """For every pixel (of ``window``: x0, y0, x1, y1, if given), the (x, y) table position its ray meets on
-        the plane w = plane_w."""
-        x0, y0, x1, y1 = window if window is not None else (0, 0, *self.size)
-        w, h = x1 - x0, y1 - y0
-        u, v = np.meshgrid(np.arange(x0, x1, dtype=np.float64), np.arange(y0, y1, dtype=np.float64))
+    @cached_property
+    def _rays(self) -> FloatArray:
+        """The world direction of every pixel's ray (height, width, 3): the lens undone once per camera, as a
+        render asks for the maps of a dozen planes and windows (of a 1080p table, 2.0 s of its 5.3 s)."""
+        w, h = self.size
+        u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
         pix = np.stack([u.ravel(), v.ravel()], axis=1).reshape(-1, 1, 2)
         criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-10)
         norm = cv2.undistortPoints(pix, self.K, self.dist, R=np.eye(3), P=np.eye(3), criteria=criteria).reshape(-1, 2)
-        rays = np.concatenate([norm, np.ones((len(norm), 1))], axis=1) @ self.R  # camera -> world directions
+        rays: FloatArray = (np.concatenate([norm, np.ones((len(norm), 1))], axis=1) @ self.R).reshape(h, w, 3)
+        return rays
+
+    def table_maps(
+        self, plane_w: float = 0.0, window: tuple[int, int, int, int] | None = None
+    ) -> tuple[FloatArray, FloatArray]:
+        """For every pixel (of ``window``: x0, y0, x1, y1, if given, inside the image), the (x, y) table
+        position its ray meets on the plane w = plane_w."""
+        x0, y0, x1, y1 = window if window is not None else (0, 0, *self.size)
+        if not (0 <= x0 < x1 <= self.size[0] and 0 <= y0 < y1 <= self.size[1]):
+            raise ValueError(f"window {window} is not inside the {self.size[0]}x{self.size[1]} image")
+        w, h = x1 - x0, y1 - y0
+        rays = self._rays[y0:y1, x0:x1].reshape(-1, 3)
         C = self.centre_in
         s = (plane_w - C[2]) / rays[:, 2]
         x = (C[0] + s * rays[:, 0]).reshape(h, w)

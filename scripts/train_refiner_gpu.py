@@ -39,6 +39,7 @@ FIGURES = ("blob", "varied")
 VARIANTS: dict[str, tuple[tuple[int, int, int, int, int], int, int, float]] = {
     "a": ((16, 24, 32, 48, 64), 128, 256, 0.003),  # the shipped network
     "b": ((24, 32, 48, 64, 96), 192, 256, 0.003),  # wider: about twice the multiply-adds
+    "f": ((16, 24, 32, 48, 64), 128, 256, 0.0005),  # the shipped network, gone on with (--start-from)
 }
 
 
@@ -80,9 +81,12 @@ def _table_task(table_dir: str, seed: int, game: str, figures: str, sample_seed:
     return table_samples(str(photo)[: -len(".jpg")], str(Path(table_dir) / "lens.json"), sample_seed)
 
 
-def render_and_cut(root: Path, deadline: float, workers: int, log: Any) -> tuple[list[Path], list[dict[str, Any]]]:
-    """Render tables and cut samples until ``deadline`` (time.time()); one .npz of samples per set."""
-    sets = [(s, f) for f in FIGURES for s in (*REFINER_SETS, *EXTRA_SETS)]
+def render_and_cut(
+    root: Path, deadline: float, workers: int, log: Any, new_only: bool = False
+) -> tuple[list[Path], list[dict[str, Any]]]:
+    """Render tables and cut samples until ``deadline`` (time.time()); one .npz of samples per set.
+    ``new_only``: the new sets alone (to go on training the shipped refiner on tables it has not seen)."""
+    sets = [(s, f) for f in FIGURES for s in (EXTRA_SETS if new_only else (*REFINER_SETS, *EXTRA_SETS))]
     dirs = [root / f"tables-{seed}{'' if drawn == 'blob' else '-' + drawn}" for (seed, _, _), drawn in sets]
     tasks = []  # interleaved: table k of every set, then k + 1
     for k in range(max(tables for (_, tables, _), _ in sets)):
@@ -183,7 +187,9 @@ def main() -> int:
     parser.add_argument("--render-s", type=float, default=270.0, help="no table started after this")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--work", default="/tmp/refiner-job", help="where tables and samples are written")
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--variants", default="a,b")
+    parser.add_argument("--start-from", type=Path, help="an exported refiner to go on training (variant f)")
+    parser.add_argument("--new-sets-only", action="store_true", help="render the new sets alone")
     args = parser.parse_args()
     start = time.time()
     out = Path(args.out)
@@ -198,7 +204,7 @@ def main() -> int:
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    parts, described = render_and_cut(work, start + args.render_s, args.workers, log)
+    parts, described = render_and_cut(work, start + args.render_s, args.workers, log, args.new_sets_only)
     job: dict[str, Any] = {"sets": described, "tables": sum(d["tables"] for d in described)}
     job["samples"] = sum(d["samples"] for d in described)
     log(f"rendered {job['tables']} tables, {job['samples']} samples")
@@ -228,7 +234,16 @@ def main() -> int:
         onnx = out / f"base-refiner-{name}.onnx"
         try:
             figures = train_refiner(
-                parts, onnx, epochs=epochs, batch=batch, lr=lr, log=log, device=device, widths=widths, dense=dense
+                parts,
+                onnx,
+                epochs=epochs,
+                batch=batch,
+                lr=lr,
+                log=log,
+                device=device,
+                widths=widths,
+                dense=dense,
+                start_from=args.start_from if name == "f" else None,
             )
         except Exception as failed:  # the export is the likeliest to fail on another torch; the .pt is kept
             log(f"variant {name}: {type(failed).__name__}: {failed}")
@@ -239,6 +254,7 @@ def main() -> int:
             "batch": batch,
             "lr": lr,
             "epochs": epochs,
+            "start_from": str(args.start_from) if name == "f" else None,
             "validation": figures,
         }
         log(f"variant {name}: {figures}")

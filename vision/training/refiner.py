@@ -185,6 +185,43 @@ def make_network(
     )
 
 
+def load_onnx_weights(net: Any, onnx_path: Path) -> None:
+    """Set ``net`` (make_network's, same widths) to the weights of its ONNX export ``onnx_path``, to train on
+    from there. The export folded each batch norm into its convolution: the convolutions get the folded
+    kernels, each norm passes its input through plus the folded bias (mean 0, variance 1 - eps, scale 1),
+    so that the network, its norms frozen (``fit_network(frozen_norms=True)``), computes what the export did."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    model = onnx.load(str(onnx_path))
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Conv"]
+    denses = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Gemm"]
+    layers = list(net)
+    pairs = [(m, layers[k + 1]) for k, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
+    linears = [m for m in layers if isinstance(m, nn.Linear)]
+    if len(pairs) != len(convs) or len(linears) != len(denses):
+        raise ValueError(
+            f"{onnx_path}: {len(convs)} convolutions, {len(denses)} dense layers; the network has {len(pairs)}, {len(linears)}"
+        )
+    with torch.no_grad():
+        for (conv, norm), (w, b) in zip(pairs, convs, strict=True):
+            if tuple(conv.weight.shape) != values[w].shape:
+                raise ValueError(
+                    f"{onnx_path}: a kernel of {values[w].shape}, the network's {tuple(conv.weight.shape)}"
+                )
+            conv.weight.copy_(torch.from_numpy(values[w].copy()))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(values[b].copy()))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for dense, (w, b) in zip(linears, denses, strict=True):
+            dense.weight.copy_(torch.from_numpy(values[w].copy()))
+            dense.bias.copy_(torch.from_numpy(values[b].copy()))
+
+
 def _augment(x: Any, offset: Any, generator: Any) -> tuple[Any, Any]:
     """Random flips and quarter turns (the offset turned with them), light and contrast."""
     import torch
@@ -228,8 +265,10 @@ def train_refiner(
     device: str = "cpu",
     widths: tuple[int, int, int, int, int] = (16, 24, 32, 48, 64),
     dense: int = 128,
+    start_from: Path | None = None,
 ) -> dict[str, float]:
     """Train on ``samples`` (.npz files from build_samples, in order), export the network to ``out_onnx``;
+    ``start_from``: an exported refiner to go on training (load_onnx_weights; its norms stay frozen);
     the validation figures (a share of the samples, drawn by ``seed``, never trained on). ``device``: where
     torch trains ('cpu', 'cuda'); the samples are moved there whole. ``widths``, ``dense``: make_network's."""
     import torch
@@ -261,6 +300,9 @@ def train_refiner(
         tables = np.concatenate([f["table"].astype(np.int64) + 1_000_000 * i for i, f in enumerate(files)])
     fit, val = validation_split(tables, len(base_all), val_share, seed)
     net = make_network(widths=widths, dense=dense)
+    if start_from is not None:
+        load_onnx_weights(net, start_from)
+        log(f"from {start_from}: {validate(net, val)}")
     return fit_network(
         net,
         fit,
@@ -276,6 +318,7 @@ def train_refiner(
         threads,
         log,
         device=device,
+        frozen_norms=start_from is not None,
     )
 
 
@@ -314,12 +357,14 @@ def fit_network(
     log: Any,
     input_channels: int = 3,
     device: str = "cpu",
+    frozen_norms: bool = False,
 ) -> dict[str, float]:
     """The training loop the refiners and the terrain segmenter share: AdamW with a one-cycle schedule over
     the samples ``fit``, ``validate(net, val)`` after each epoch; the network exported to ``out_onnx``
     (``input_channels`` deep), its state dict saved beside it (.pt).
     ``batch_loss(net, indices, generator)`` augments and scores a batch; ``device``: where the network and
-    the samples are (the network comes back to the CPU for the export)."""
+    the samples are (the network comes back to the CPU for the export); ``frozen_norms``: batch norms keep
+    their statistics (a network loaded from an export, whose norms were folded away)."""
     import torch
 
     torch.manual_seed(seed)
@@ -331,6 +376,10 @@ def fit_network(
     generator = torch.Generator().manual_seed(seed)
     for epoch in range(epochs):
         net.train()
+        if frozen_norms:
+            for module in net.modules():
+                if isinstance(module, torch.nn.BatchNorm2d):
+                    module.eval()
         start = time.perf_counter()
         perm = fit[np.random.default_rng(seed + epoch + 1).permutation(len(fit))]
         total = 0.0

@@ -302,7 +302,7 @@ def train_refiner(
     net = make_network(widths=widths, dense=dense)
     if start_from is not None:
         load_onnx_weights(net, start_from)
-        log(f"from {start_from}: {validate(net, val)}")
+        log(f"from {start_from}: {validate(net.to(device), val)}")  # where the samples are
     return fit_network(
         net,
         fit,

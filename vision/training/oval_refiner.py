@@ -48,6 +48,8 @@ from vision.training.refiner import (
     light_and_tint,
     make_network,
     proposal_detector,
+    tables_across,
+    validation_split,
     visible_centres_in,
 )
 
@@ -191,12 +193,7 @@ def train_oval_refiner(
         if "is_oval" not in f or "table" not in f:
             raise ValueError(f"{path}: oval samples cut before session 28 (no negatives): delete it to cut it again")
     data = {key: np.concatenate([f[key] for f in files]) for key in keys}
-    # Tables are numbered within each file: number them apart across files.
-    table, first = [], 0
-    for f in files:
-        table.append(f["table"] + first)
-        first += int(f["table"].max()) + 1 if len(f["table"]) else 0
-    table_of = np.concatenate(table)
+    table_of = tables_across(files)  # tables are numbered within each file: numbered apart across files
     x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2)))
     size_all = torch.from_numpy(data["size"])
     off_all = torch.from_numpy(data["offset"])
@@ -238,14 +235,12 @@ def train_oval_refiner(
             "facing_deg_p95": round(float(np.percentile(turn_deg, 95)), 2),
         }
 
-    tables = int(table_of.max()) + 1 if len(table_of) else 0
-    held = np.random.default_rng(seed).permutation(tables)[: max(1, int(tables * val_share)) if tables > 1 else 0]
-    is_val = np.isin(table_of, held)
+    fit, val = validation_split(table_of, len(table_of), val_share, seed)
     net = make_network(n_sizes + 4)
     return fit_network(
         net,
-        np.flatnonzero(~is_val),
-        np.flatnonzero(is_val),
+        fit,
+        val,
         batch_loss,
         validate,
         out_onnx,

@@ -295,9 +295,7 @@ def train_refiner(
     def validate(net: Any, val: Any) -> dict[str, float]:
         return _validate(net, x_all[val], base_all[val], size_all[val], off_all[val])
 
-    tables = None  # each sample's table, where every file records it
-    if all("table" in f for f in files):
-        tables = np.concatenate([f["table"].astype(np.int64) + 1_000_000 * i for i, f in enumerate(files)])
+    tables = tables_across(files) if all("table" in f for f in files) else None
     fit, val = validation_split(tables, len(base_all), val_share, seed)
     net = make_network(widths=widths, dense=dense)
     if start_from is not None:
@@ -322,21 +320,30 @@ def train_refiner(
     )
 
 
+def tables_across(files: list[Any]) -> npt.NDArray[np.int64]:
+    """Each sample's table, numbered apart across ``files`` (their ``table`` arrays number tables within each)."""
+    table, first = [], 0
+    for f in files:
+        table.append(f["table"].astype(np.int64) + first)
+        first += int(f["table"].max()) + 1 if len(f["table"]) else 0
+    return np.concatenate(table) if table else np.zeros(0, np.int64)
+
+
 def validation_split(
     tables: npt.NDArray[np.int64] | None, n: int, val_share: float, seed: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Sample indices to fit on and to validate on: ``val_share`` of the tables (``tables``: each sample's
-    table) drawn by ``seed``, every sample of a table on one side. A table's crops overlap (five per base,
-    its neighbours in the margins), so a split by sample validates on what was trained on: session 34's
-    refiner, trained on 703 tables, had 0.85 mm p95 on such a split and 1.21 mm on the held-out photos.
-    Without ``tables`` (samples saved before session 34), a split by sample."""
+    table, numbered from 0) drawn by ``seed``, every sample of a table on one side. A table's crops overlap
+    (five per base, its neighbours in the margins), so a split by sample validates on what was trained on:
+    session 34's refiner, trained on 703 tables, had 0.85 mm p95 on such a split and 1.21 mm on the held-out
+    photos. Without ``tables`` (base samples saved before session 34), a split by sample."""
     rng = np.random.default_rng(seed)
     if tables is None:
         order = rng.permutation(n)
         n_val = int(n * val_share)
         return order[n_val:], order[:n_val]
-    names = np.unique(tables)
-    held = rng.permutation(names)[: max(1, int(len(names) * val_share))]
+    count = int(tables.max()) + 1 if len(tables) else 0
+    held = rng.permutation(count)[: max(1, int(count * val_share)) if count > 1 else 0]
     in_val = np.isin(tables, held)
     return np.flatnonzero(~in_val), np.flatnonzero(in_val)
 

@@ -21,7 +21,7 @@ from vision.colour import bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
-from vision.unit_agreement import agree_players, agree_sizes
+from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
 
@@ -237,6 +237,7 @@ def analyze(
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams)
     teams = agree_players(x, y, sizes, teams, colour_distances)
+    sizes = agree_with_mates(x, y, sizes, teams, bases.size_p)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the
     # refiners measured, how obliquely the camera saw them).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0

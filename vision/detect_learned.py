@@ -51,6 +51,7 @@ MODEL_DIR = Path(__file__).parent / "models"
 DEFAULT_MODEL = MODEL_DIR / "bases-yolo11n.onnx"
 ROUND = [b for b in KNOWN_BASES if "x" not in b]
 OVALS = [b for b in KNOWN_BASES if "x" in b]
+NO_SIZE_P = np.full(len(ROUND), np.nan)  # a row the base refiner did not read: no word on its size
 REFINE_PX_PER_IN = 40.0  # the classical path's view, so the reference frame serves both
 FITTED_SCORE_FLOOR = 0.5  # a fitted outline scores at least this; a box-only base at most below it
 BASE_OVERLAP = 0.8  # two bases whose centres are closer than this x the larger short semi-axis are one base
@@ -281,7 +282,7 @@ class LearnedDetector:
             if name == "oval" and s < PLAIN_THRESHOLD:
                 rescued = True  # a faint oval box: an oval only where the oval refiner is sure
             if name == "round" and refined is not None:
-                seen = (refined.x_in[k], refined.y_in[k], refined.size[k], refined.p_base[k])
+                seen = (refined.x_in[k], refined.y_in[k], refined.size[k], refined.p_base[k], refined.p_sizes[k])
                 k += 1
                 if seen[3] < (REFINED_MIN_P if s >= REFINED_THRESHOLD else LOW_MIN_P):
                     if not rescue_ovals:
@@ -313,12 +314,12 @@ class LearnedDetector:
         centre_in: tuple[float, float],
         size_in: tuple[float, float],
         score: float,
-        refined: tuple[float, float, str, float] | None = None,
+        refined: tuple[float, float, str, float, npt.NDArray[np.float64]] | None = None,
         rescued: bool = False,
     ) -> tuple[Any, ...] | None:
         """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample, the empty table's colours
-        at the rim sample's points) of one proposal, refined in a 40 px/in patch. ``refined``: the refiner's
-        centre, size and P(base) for a round base; None where the photo shows no base at the refiner's place,
+        at the rim sample's points, the refiner's P of each round size) of one proposal, refined in a 40 px/in
+        patch. ``refined``: the refiner's centre, size, P(base) and P of each size for a round base; None where the photo shows no base at the refiner's place,
         or an oval the oval refiner says is none (``rescued``: a faint or round box tried as an oval, which needs
         it sure)."""
         ppi = self.px_per_in
@@ -356,7 +357,7 @@ class LearnedDetector:
                 if refined[3] < FAINT_MIN_P:
                     return None
                 how = "refined, faint"
-            return (refined[0], refined[1], a, a, 0.0, 0, refined[2], sure, colour, how, rim, mat)
+            return (refined[0], refined[1], a, a, 0.0, 0, refined[2], sure, colour, how, rim, mat, refined[4])
         ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
         edges, fg = _outline(patch, ref_patch)
         cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
@@ -373,7 +374,21 @@ class LearnedDetector:
                 cx, cy, how = fit[0] + 0.5, fit[1] + 0.5, "marker outline"  # pixel k's centre: k + 0.5
             r_in = OBJECTIVE_MM / 2 / MM_PER_IN
             no_rim = np.zeros((RIM_SAMPLES, 3))
-            return ((cx + x0) / ppi, (cy + y0) / ppi, r_in, r_in, 0.0, 1, "", score, np.zeros(3), how, no_rim, no_rim)
+            return (
+                (cx + x0) / ppi,
+                (cy + y0) / ppi,
+                r_in,
+                r_in,
+                0.0,
+                1,
+                "",
+                score,
+                np.zeros(3),
+                how,
+                no_rim,
+                no_rim,
+                NO_SIZE_P,
+            )
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
             how = "oval"
@@ -393,7 +408,7 @@ class LearnedDetector:
             # on the circle of its short semi-axis (the team read better so).
             ring = (a * ppi, b * ppi, facing) if how.startswith("oval refined") else (b * ppi, None, 0.0)
             rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, *ring), mat_at(cx, cy, *ring)
-            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat)
+            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat, NO_SIZE_P)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi
@@ -408,7 +423,7 @@ class LearnedDetector:
         a = base_semi_axes_in(size)[0]
         colour = colour_of(patch, cx, cy, a * ppi)
         rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, r_px), mat_at(cx, cy, r_px)
-        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim, mat)
+        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim, mat, NO_SIZE_P)
 
     def _still_there(
         self,
@@ -491,6 +506,7 @@ def _detections(rows: list[tuple[Any, ...]]) -> Detections:
         np.array([r[9] for r in rows], dtype="<U32"),
         np.array([r[10] for r in rows]),
         np.array([r[11] for r in rows]),
+        np.array([r[12] for r in rows]),
     )
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import numpy.typing as npt
 
+from geometry.shapes import KNOWN_BASES
+
 FloatArray = npt.NDArray[np.float64]
 RIM_SAMPLE_RADII = (0.85, 0.9, 0.95, 1.0, 1.05, 1.1)  # times the base's radius: the rim, even with the
 RIM_SAMPLE_ANGLES = 24  # centre a pixel or two off
@@ -14,6 +16,7 @@ RIM_SAMPLES = len(RIM_SAMPLE_RADII) * RIM_SAMPLE_ANGLES
 # A rim sample differs from the empty table's colour there by more than this (BGR distance; sensor noise is
 # a few units) where something stands on the table: the base, or the figure on it.
 SEEN_DIFF_BGR = 20.0
+ROUND_SIZES = tuple(b for b in KNOWN_BASES if "x" not in b)  # the columns of Detections.size_p, smallest first
 
 
 def seen_share(rim_sample_bgr: npt.NDArray[np.float64], mat_sample_bgr: npt.NDArray[np.float64]) -> FloatArray:
@@ -53,9 +56,13 @@ class Detections:
     # (N, K, 3) the empty table's colours at the same points: the mat a thin rim blurs into at its outer edge
     # (NaN where the detector had no empty-table frame).
     mat_sample_bgr: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, RIM_SAMPLES, 3)))
+    # (N, len(ROUND_SIZES)) how likely the base refiner found each round size (NaN where it did not read the base)
+    size_p: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, len(ROUND_SIZES))))
 
     def __post_init__(self) -> None:
         n = len(self.x_in)
+        if len(self.size_p) == 0 and n:
+            object.__setattr__(self, "size_p", np.full((n, len(ROUND_SIZES)), np.nan))
         if len(self.rim_sample_bgr) == 0 and n:
             colours = np.asarray(self.colour_bgr, np.float64).reshape(n, 1, 3)
             object.__setattr__(self, "rim_sample_bgr", np.repeat(colours, RIM_SAMPLES, axis=1))

@@ -45,6 +45,7 @@ class Refined:
     p_size: npt.NDArray[np.float64]  # probability of the size named
     x_in: npt.NDArray[np.float64]
     y_in: npt.NDArray[np.float64]
+    p_sizes: npt.NDArray[np.float64]  # (N, len(ROUND_SIZES)) probability of each size
 
 
 def crop_origin_px(centre_in: tuple[float, float]) -> tuple[int, int]:
@@ -105,7 +106,7 @@ class BaseRefiner:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``)."""
         if not crops:
             empty = np.zeros(0)
-            return Refined(empty, [], empty, empty, empty)
+            return Refined(empty, [], empty, empty, empty, np.zeros((0, len(ROUND_SIZES))))
         raw = self.raw(to_blob(crops), transposes)
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
@@ -120,6 +121,7 @@ class BaseRefiner:
             probs[np.arange(len(best)), best],
             centres[:, 0] + offset_in[:, 0],
             centres[:, 1] + offset_in[:, 1],
+            probs,
         )
 
     def raw(self, blob: npt.NDArray[np.float32], transposes: bool = True) -> npt.NDArray[np.float64]:

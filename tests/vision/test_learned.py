@@ -28,7 +28,7 @@ from vision.detect_learned import (
 )
 from vision.detections import Detections
 from vision.evaluate import _match
-from vision.refiner import Refined
+from vision.refiner import ROUND_SIZES, Refined
 from vision.synth.table import render_table
 from vision.training.dataset import MIN_VISIBLE, boxes_in_top_view, tile_origins, tiles
 
@@ -277,8 +277,14 @@ def test_a_faint_base_seen_all_round_needs_the_refiner_fairly_sure(monkeypatch: 
     def found_with(box_score: float, p_base: float) -> Detections:
         def refine(photo: Any, frame: Any, centres_in: list[tuple[float, float]]) -> Refined:
             n = len(centres_in)
+            one_size = np.eye(len(ROUND_SIZES))[ROUND_SIZES.index(base["base"])]
             return Refined(
-                np.full(n, p_base), [base["base"]] * n, np.ones(n), np.full(n, base["x"]), np.full(n, base["y"])
+                np.full(n, p_base),
+                [base["base"]] * n,
+                np.ones(n),
+                np.full(n, base["x"]),
+                np.full(n, base["y"]),
+                np.tile(one_size, (n, 1)),
             )
 
         monkeypatch.setattr(detector, "boxes", lambda top: (box, np.zeros(1, np.int64), np.full(1, box_score)))

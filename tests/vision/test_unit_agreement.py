@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.unit_agreement import NEIGHBOUR_GAP_IN, TEAM_SURE_MARGIN, agree_players, agree_sizes
+from vision.detections import ROUND_SIZES
+from vision.unit_agreement import (
+    MATE_GAP_IN,
+    NEIGHBOUR_GAP_IN,
+    RULED_OUT_P,
+    SURE_SIZE_P,
+    TEAM_SURE_MARGIN,
+    agree_players,
+    agree_sizes,
+    agree_with_mates,
+)
 
 MM = 1 / 25.4
 
@@ -48,6 +58,63 @@ def test_sizes_are_kept_where_the_neighbours_do_not_agree_or_are_too_few() -> No
 def test_ovals_are_left_alone() -> None:
     x, y = _row(3, 60, 0.3)
     assert agree_sizes(np.array(x), np.array(y), ["60", "60x35", "60"], ["red"] * 3) == ["60", "60x35", "60"]
+
+
+def _read(*sizes_p: dict[str, float]) -> np.ndarray:
+    """(N, len(ROUND_SIZES)) the refiner's probabilities, each base's given as {size: P} (the rest 0)."""
+    out = np.zeros((len(sizes_p), len(ROUND_SIZES)))
+    for k, probs in enumerate(sizes_p):
+        for size, p in probs.items():
+            out[k, ROUND_SIZES.index(size)] = p
+    return out
+
+
+def test_an_unsure_read_takes_the_size_a_surer_unit_mate_reads_a_coherency_away() -> None:
+    # Tuning table 06209 (docs/vision.md, session 35): a 25 mm base read 28.5 at P 0.77 beside mates read 25.
+    # The mate 1.5" away is beyond agree_sizes' reach and alone, but within the 2" of coherency.
+    x, y = _row(2, 25, 1.5)
+    probs = _read({"25": 0.23, "28.5": 0.77}, {"25": 0.999})
+    assert MATE_GAP_IN > 1.5
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25"], ["red"] * 2, probs) == ["25", "25"]
+    # Two unsure reads of each other: only the less sure one gives way (no swap).
+    probs = _read({"25": 0.23, "28.5": 0.77}, {"25": 0.9, "28.5": 0.1})
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25"], ["red"] * 2, probs) == ["25", "25"]
+
+
+def test_a_sure_read_a_ruled_out_size_or_a_split_unit_keeps_its_own_size() -> None:
+    x, y = _row(3, 32, 0.5)
+    mates_sure = {"40": 1.0}
+    # A leader on a bigger base, read surely, among his unit's 40 mm bases.
+    probs = _read(mates_sure, {"32": SURE_SIZE_P}, mates_sure)
+    assert agree_with_mates(np.array(x), np.array(y), ["40", "32", "40"], ["red"] * 3, probs) == ["40", "32", "40"]
+    # The refiner gave the mates' size next to no chance.
+    probs = _read(mates_sure, {"32": 0.9, "28.5": 0.1 - RULED_OUT_P / 2, "40": RULED_OUT_P / 2}, mates_sure)
+    assert agree_with_mates(np.array(x), np.array(y), ["40", "32", "40"], ["red"] * 3, probs) == ["40", "32", "40"]
+    # The mates disagree (one 40, one 28.5: neither two in three).
+    probs = _read(mates_sure, {"32": 0.6, "40": 0.2, "28.5": 0.2}, {"28.5": 1.0})
+    assert agree_with_mates(np.array(x), np.array(y), ["40", "32", "28.5"], ["red"] * 3, probs) == [
+        "40",
+        "32",
+        "28.5",
+    ]
+    # The other player's bases, or bases beyond coherency, are not mates.
+    probs = _read(mates_sure, {"32": 0.6, "40": 0.4}, mates_sure)
+    assert agree_with_mates(np.array(x), np.array(y), ["40", "32", "40"], ["blue", "red", "blue"], probs) == [
+        "40",
+        "32",
+        "40",
+    ]
+    x_far, y_far = _row(3, 32, MATE_GAP_IN + 0.2)
+    assert agree_with_mates(np.array(x_far), np.array(y_far), ["40", "32", "40"], ["red"] * 3, probs) == [
+        "40",
+        "32",
+        "40",
+    ]
+    # With the same reads close together it would give way: the cases above are kept for the reason named.
+    assert agree_with_mates(np.array(x), np.array(y), ["40", "32", "40"], ["red"] * 3, probs) == ["40"] * 3
+    # A base the refiner did not read (NaN: measured by its outline) is left alone.
+    probs[1] = np.nan
+    assert agree_with_mates(np.array(x), np.array(y), ["40", "32", "40"], ["red"] * 3, probs) == ["40", "32", "40"]
 
 
 def test_a_base_whose_colour_barely_decides_goes_with_its_unit_mates() -> None:

@@ -235,7 +235,7 @@ def analyze(
     x, y, z = ground_positions(bases.x_in, bases.y_in, frame, terrain or [])
     teams, colour_distances = team_evidence(bases.colour_bgr, players or {}, bases.rim_sample_bgr, bases.mat_sample_bgr)
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
-    sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams)
+    sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams, bases.size_p)
     teams = agree_players(x, y, sizes, teams, colour_distances)
     sizes = agree_with_mates(x, y, sizes, teams, bases.size_p)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the

@@ -10,10 +10,13 @@ after reading every base alone, a base is checked against its close neighbours:
   the next one's) is weighed with its close neighbours of the same size: its own evidence counts double,
   each neighbour's adds to that neighbour's player. A base whose colour is clear keeps its player, even
   surrounded by the enemy in a melee.
-A base standing alone, or whose neighbours disagree, keeps its own reading. Measured (docs/vision.md,
-session 19): on the tuning tables (seeds 6040-6199 and 6200-6319) size right 98.2 -> 98.3 % and
-98.3 -> 98.8 %, player right 95.1 -> 95.6 % and 95.9 -> 96.5 %; on the held-out set it seldom applies
-(size 3369 -> 3371 of 3450 bases found, player 3281 -> 3284): most units there are two or three models.
+- size again, by the base refiner's probabilities (``agree_with_mates``): a base it read unsurely takes the
+  size its same-player neighbours a whole coherency (2") away agree on, where one of them was read more surely.
+A base standing alone, or whose neighbours disagree, keeps its own reading, and so does a base the refiner read
+surely (SURE_SIZE_P): two units of one player may stand side by side, and a leader may stand on a bigger base.
+Measured (docs/vision.md, session 19): on the tuning tables (seeds 6040-6199 and 6200-6319) size right
+98.2 -> 98.3 % and 98.3 -> 98.8 %, player right 95.1 -> 95.6 % and 95.9 -> 96.5 %. With the refiner's
+probabilities (session 35), sizes right on the tuning tables (seeds 6200-6359) 98.81 -> 99.38 %.
 """
 
 from __future__ import annotations
@@ -53,15 +56,22 @@ def _gaps_in(x_in: npt.NDArray[np.float64], y_in: npt.NDArray[np.float64], sizes
 
 
 def agree_sizes(
-    x_in: npt.NDArray[np.float64], y_in: npt.NDArray[np.float64], sizes: list[str], players: list[str]
+    x_in: npt.NDArray[np.float64],
+    y_in: npt.NDArray[np.float64],
+    sizes: list[str],
+    players: list[str],
+    size_p: npt.NDArray[np.float64] | None = None,
 ) -> list[str]:
-    """Each round base's size, put right where its close same-player neighbours agree on a size one step away."""
+    """Each round base's size, put right where its close same-player neighbours agree on a size one step away.
+    ``size_p``: (N, len(ROUND_SIZES)) the base refiner's probability of each size, where it read the base: a
+    base it read at SURE_SIZE_P or more keeps its size (two units of one player side by side are no misreading)."""
     if len(sizes) < 3:
         return list(sizes)
     gaps = _gaps_in(np.asarray(x_in, float), np.asarray(y_in, float), sizes)
+    sure = _sure_of(size_p, len(sizes))
     out = list(sizes)
     for i, size in enumerate(sizes):
-        if size not in ROUND_SIZES:
+        if size not in ROUND_SIZES or sure[i] >= SURE_SIZE_P:
             continue
         step = ROUND_SIZES.index(size)
         seen = [
@@ -75,6 +85,14 @@ def agree_sizes(
         if votes >= SIZE_VOTES_MIN and votes >= SIZE_SHARE_MIN * len(seen):
             out[i] = other
     return out
+
+
+def _sure_of(size_p: npt.NDArray[np.float64] | None, n: int) -> npt.NDArray[np.float64]:
+    """(N,) how surely the base refiner named each base's size: its largest probability (0 where it did not read
+    the base, or no probabilities were given)."""
+    if size_p is None or np.shape(size_p) != (n, len(ROUND_SIZES)):
+        return np.zeros(n)
+    return np.asarray(np.nan_to_num(np.asarray(size_p, float), nan=0.0).max(axis=1), float)
 
 
 def agree_with_mates(
@@ -97,7 +115,7 @@ def agree_with_mates(
     if len(sizes) < 2 or size_p.shape != (len(sizes), len(ROUND_SIZES)):
         return list(sizes)
     gaps = _gaps_in(np.asarray(x_in, float), np.asarray(y_in, float), sizes)
-    sure = np.nan_to_num(size_p, nan=0.0).max(axis=1)  # how surely each base's read was made (0: not the refiner's)
+    sure = _sure_of(size_p, len(sizes))
     out = list(sizes)
     for i, size in enumerate(sizes):
         if size not in ROUND_SIZES or np.isnan(size_p[i]).any() or sure[i] >= SURE_SIZE_P:

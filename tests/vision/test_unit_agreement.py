@@ -55,6 +55,17 @@ def test_sizes_are_kept_where_the_neighbours_do_not_agree_or_are_too_few() -> No
     assert agree_sizes(np.array(x4), np.array(y4), ["40", "25", "40"], ["red"] * 3) == ["40", "25", "40"]
 
 
+def test_a_base_the_refiner_read_surely_keeps_its_size_beside_another_unit() -> None:
+    # Two units of one player side by side (40 mm and 50 mm bases): the neighbours' size is another unit's, and
+    # a sure read stands. Read unsurely, the same base takes its neighbours' size as before.
+    x, y = _row(3, 50, 0.3)
+    sizes = ["50", "40", "50"]
+    sure = _read({"50": 1.0}, {"40": SURE_SIZE_P}, {"50": 1.0})
+    assert agree_sizes(np.array(x), np.array(y), sizes, ["red"] * 3, sure) == sizes
+    unsure = _read({"50": 1.0}, {"40": 0.7, "50": 0.3}, {"50": 1.0})
+    assert agree_sizes(np.array(x), np.array(y), sizes, ["red"] * 3, unsure) == ["50"] * 3
+
+
 def test_ovals_are_left_alone() -> None:
     x, y = _row(3, 60, 0.3)
     assert agree_sizes(np.array(x), np.array(y), ["60", "60x35", "60"], ["red"] * 3) == ["60", "60x35", "60"]

@@ -518,6 +518,7 @@ def cmd_train_refiner(args: argparse.Namespace) -> int:
         log=lambda line: print(line, file=sys.stderr),
         ovals=args.ovals,
         figures=figures,
+        device=args.device,
     )
     _emit(args, result, f"refiner {result['onnx']} (card {result['card']}): {result['validation']}")
     return 0
@@ -948,6 +949,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="varied",
         help="comma list: each set is rendered once per kind of figure, blob (each covers most of its base's top) "
         "or varied (slim figures to blobs, as the path tracer draws them: tables-SEED-varied/; the shipped one's)",
+    )
+    tr.add_argument(
+        "--device",
+        default="cpu",
+        help="where torch trains: cpu, or cuda on a machine with a GPU (the samples are moved there whole)",
     )
     tr.set_defaults(run=cmd_train_refiner)
 

@@ -175,6 +175,18 @@ def test_markers_are_read_on_the_set_up_frame_and_kept_where_the_photo_hides_the
     assert len(_markers_matched(truth, markers)) == len(truth) == len(markers)
 
 
+def test_each_refined_base_carries_the_refiners_probability_of_every_size() -> None:
+    # vision/unit_agreement.py weighs an unsure size against its unit-mates' with these (docs/vision.md,
+    # session 35): a refined base's row is the refiner's word (the named size the likeliest), a marker has none.
+    table, _, frame, detector = _marker_table()
+    found, _, _ = detector.detect(table.image, detector.prepare(table.empty, frame), frame)
+    refined = np.array([str(how).startswith("refined") for how in found.measured_by])
+    assert refined.sum() >= 3 and found.size_p.shape == (len(found), len(ROUND_SIZES))
+    assert np.allclose(found.size_p[refined].sum(axis=1), 1.0)
+    assert [ROUND_SIZES[k] for k in found.size_p[refined].argmax(axis=1)] == list(found.size[refined])
+    assert np.isnan(found.size_p[found.kind == 1]).all()
+
+
 def test_a_set_up_marker_box_longer_than_a_marker_is_no_marker(monkeypatch: pytest.MonkeyPatch) -> None:
     # Tuning table 8033 (docs/detector.md, session 29): a woods' long flat patch on the empty table was boxed
     # "objective" at 0.25, its box 1.37 x a 40 mm marker's diameter, and stood as a marker all game. A marker's

@@ -95,6 +95,7 @@ def test_train_refiner_export_and_run(tmp_path: Path) -> None:
     assert "refiner" in out and onnx.is_file()
     card = json.loads(onnx.with_suffix(".card.json").read_text())
     assert card["data"]["tables"] == 3 and card["data"]["positives"] > 0 and card["settings"]["epochs"] == 1
+    assert card["settings"]["device"] == "cpu"  # the default; --device cuda trains on a GPU
     assert [s["games"] for s in card["data"]["sets"]] == [["focal-point", "grinding-annihilation"], ["onefinity"]]
     assert set(card["validation"]) == {"base_right", "size_right", "centre_mm_median", "centre_mm_p95"}
 
@@ -105,6 +106,9 @@ def test_train_refiner_export_and_run(tmp_path: Path) -> None:
     said = refiner.run(refiner.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres])
     assert len(said.p_base) == len(centres) and np.all((said.p_base >= 0) & (said.p_base <= 1))
     assert set(said.size) <= set(ROUND_SIZES)
+    # each size's probability (unit_agreement weighs unsure reads with them), the named size the likeliest
+    assert said.p_sizes.shape == (len(centres), len(ROUND_SIZES)) and np.allclose(said.p_sizes.sum(axis=1), 1.0)
+    assert [ROUND_SIZES[k] for k in said.p_sizes.argmax(axis=1)] == said.size
     assert np.all(np.abs(said.x_in - np.array(centres)[:, 0]) < 3.0)  # an untrained network, but a crop's worth
 
 
@@ -112,7 +116,18 @@ def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
     """The oval refiner's training path, small: render 2 tables (their ovals), cut samples, one epoch, ONNX, run."""
     from vision.oval_refiner import OVAL_SIZES, OvalRefiner
 
-    out = run("train-refiner", str(tmp_path / "ref"), "--ovals", "--sets", "600000:2", "--epochs", "1", cwd=tmp_path)
+    out = run(
+        "train-refiner",
+        str(tmp_path / "ref"),
+        "--ovals",
+        "--sets",
+        "600000:2",
+        "--epochs",
+        "1",
+        "--device",
+        "cpu",
+        cwd=tmp_path,
+    )
     onnx = tmp_path / "ref" / "oval-refiner.onnx"
     assert "refiner" in out and onnx.is_file()
     card = json.loads(onnx.with_suffix(".card.json").read_text())
@@ -124,7 +139,7 @@ def test_train_oval_refiner_export_and_run(tmp_path: Path) -> None:
     assert ovals >= 1 and card["data"]["tables"] == 2 and card["data"]["positives"] == 24 * ovals
     # negatives too (round bases, the detector's proposals, random points), so it can say "no oval here"
     assert card["data"]["samples"] > card["data"]["positives"]
-    assert card["settings"]["epochs"] == 1
+    assert card["settings"]["epochs"] == 1 and card["settings"]["device"] == "cpu"
     assert card["classes"] == OVAL_SIZES
     assert {"oval_right", "not_oval_right", "size_right", "centre_mm_median", "facing_deg_median"} <= set(
         card["validation"]

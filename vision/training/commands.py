@@ -198,11 +198,13 @@ def train_base_refiner(
     log: Any = print,
     ovals: bool = False,
     figures: tuple[str, ...] = ("varied",),  # the shipped refiner's (session 25)
+    device: str = "cpu",
 ) -> dict[str, Any]:
     """Render each set of tables once for each of ``figures`` (how render_table draws the figures: 'blob',
     'varied'), cut the refiner's samples from each (once), train it with torch on them all, export ONNX and its
     card; ``ship`` installs it as ``vision/models/base-refiner.onnx``.
-    ``ovals``: the same for the oval refiner (``vision/models/oval-refiner.onnx``), on the same tables."""
+    ``ovals``: the same for the oval refiner (``vision/models/oval-refiner.onnx``), on the same tables.
+    ``device``: where torch trains ('cpu', 'cuda'); the card records it."""
     from vision.evaluate import render_dataset
 
     root = Path(out).resolve()
@@ -228,8 +230,16 @@ def train_base_refiner(
         "bases": "solids 0.12-0.19 in tall, tops inset 2-14 %; centres are the tops' at BASE_HEIGHT_IN (0.15 in)",
     }
     data["positives"] = sum(d["positives"] for d in described)
-    settings = {"epochs": epochs, "batch": 128, "lr": 0.002, "optimizer": "AdamW, one-cycle", "seed": 0}
-    onnx, describe, metrics = (_train_oval_refiner if ovals else _train_round_refiner)(root, parts, epochs, log)
+    settings = {
+        "epochs": epochs,
+        "batch": 128,
+        "lr": 0.002,
+        "optimizer": "AdamW, one-cycle",
+        "seed": 0,
+        "device": device,
+    }
+    train = _train_oval_refiner if ovals else _train_round_refiner
+    onnx, describe, metrics = train(root, parts, epochs, log, device)
     card = write_card(onnx, data, settings, metrics, describe)
     if ship:
         for path in (onnx, card):
@@ -245,13 +255,13 @@ def _build_refiner_samples(ovals: bool, table_dir: Path, samples: Path, workers:
 
 
 def _train_round_refiner(
-    root: Path, parts: list[Path], epochs: int, log: Any
+    root: Path, parts: list[Path], epochs: int, log: Any, device: str
 ) -> tuple[Path, dict[str, Any], dict[str, float]]:
     from vision.refiner import CROP_PX, DEFAULT_REFINER, OFFSET_SCALE_IN, REFINER_PX_PER_IN, ROUND_SIZES
     from vision.training.refiner import train_refiner
 
     onnx = root / DEFAULT_REFINER.name
-    metrics = train_refiner(parts, onnx, epochs=epochs, log=log)
+    metrics = train_refiner(parts, onnx, epochs=epochs, log=log, device=device)
     describe = {
         "architecture": "a small CNN: stride-2 stem, three stages of two 3x3 convolutions, dense 128 "
         "(vision/training/refiner.py: make_network)",
@@ -265,7 +275,7 @@ def _train_round_refiner(
 
 
 def _train_oval_refiner(
-    root: Path, parts: list[Path], epochs: int, log: Any
+    root: Path, parts: list[Path], epochs: int, log: Any, device: str
 ) -> tuple[Path, dict[str, Any], dict[str, float]]:
     from vision.oval_refiner import (
         DEFAULT_OVAL_REFINER,
@@ -278,7 +288,7 @@ def _train_oval_refiner(
     from vision.training.oval_refiner import train_oval_refiner
 
     onnx = root / DEFAULT_OVAL_REFINER.name
-    metrics = train_oval_refiner(parts, onnx, epochs=epochs, log=log)
+    metrics = train_oval_refiner(parts, onnx, epochs=epochs, log=log, device=device)
     describe = {
         "architecture": "a small CNN: stride-2 stem, three stages of two 3x3 convolutions, dense 128 "
         "(vision/training/refiner.py: make_network)",

@@ -164,7 +164,7 @@ def _augment(x: Any, offset: Any, turn: Any, generator: Any) -> tuple[Any, Any, 
     n = x.shape[0]
     offset, turn = offset.clone(), turn.clone()
     for axis, dim in ((0, 3), (1, 2)):
-        flip = torch.rand(n, generator=generator) < 0.5
+        flip = (torch.rand(n, generator=generator) < 0.5).to(x.device)  # drawn on the CPU: the same on any device
         x[flip] = x[flip].flip(dim)
         offset[flip, axis] = -offset[flip, axis]
         turn[flip] = -turn[flip]
@@ -181,9 +181,11 @@ def train_oval_refiner(
     val_share: float = 0.1,
     threads: int = 2,
     log: Any = print,
+    device: str = "cpu",
 ) -> dict[str, float]:
     """Train on ``samples`` (.npz files from build_oval_samples), export the network to ``out_onnx``; the
-    validation figures. The validation share is drawn by table (all crops of one table on one side)."""
+    validation figures. The validation share is drawn by table (all crops of one table on one side).
+    ``device``: where torch trains ('cpu', 'cuda'); the samples are moved there whole."""
     import torch
     from torch import nn
 
@@ -194,11 +196,11 @@ def train_oval_refiner(
             raise ValueError(f"{path}: oval samples cut before session 28 (no negatives): delete it to cut it again")
     data = {key: np.concatenate([f[key] for f in files]) for key in keys}
     table_of = tables_across(files)  # tables are numbered within each file: numbered apart across files
-    x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2)))
-    size_all = torch.from_numpy(data["size"])
-    off_all = torch.from_numpy(data["offset"])
-    turn_all = torch.from_numpy(data["turn"])
-    oval_all = torch.from_numpy(data["is_oval"])
+    x_all = torch.from_numpy(np.ascontiguousarray(data["crops"][..., ::-1].transpose(0, 3, 1, 2))).to(device)
+    size_all = torch.from_numpy(data["size"]).to(device)
+    off_all = torch.from_numpy(data["offset"]).to(device)
+    turn_all = torch.from_numpy(data["turn"]).to(device)
+    oval_all = torch.from_numpy(data["is_oval"]).to(device)
     bce, ce = nn.BCEWithLogitsLoss(), nn.CrossEntropyLoss()
     n_sizes = len(OVAL_SIZES)
 
@@ -220,15 +222,16 @@ def train_oval_refiner(
             return dict.fromkeys(FIGURES, float("nan"))
         net.eval()
         with torch.no_grad():
-            out = torch.cat([net(x_all[val[k : k + 256]].float() / 255.0) for k in range(0, len(val), 256)])
+            out = torch.cat([net(x_all[val[k : k + 256]].float() / 255.0) for k in range(0, len(val), 256)]).cpu()
         said_oval = (out[:, n_sizes + 3] > 0).numpy()
         o = out[torch.from_numpy(is_pos)]
-        err_mm = ((o[:, n_sizes : n_sizes + 2] - off_all[pos]) * OVAL_OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()
-        turn_deg = ((o[:, n_sizes + 2] - turn_all[pos]) * FACING_SCALE_DEG).abs().numpy()
+        off, turn = off_all[pos].cpu(), turn_all[pos].cpu()
+        err_mm = ((o[:, n_sizes : n_sizes + 2] - off) * OVAL_OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()
+        turn_deg = ((o[:, n_sizes + 2] - turn) * FACING_SCALE_DEG).abs().numpy()
         return {
             "oval_right": round(float(said_oval[is_pos].mean()), 4),
             "not_oval_right": round(float((~said_oval[~is_pos]).mean()), 4) if (~is_pos).any() else 1.0,
-            "size_right": round(float((o[:, :n_sizes].argmax(1) == size_all[pos]).float().mean()), 4),
+            "size_right": round(float((o[:, :n_sizes].argmax(1) == size_all[pos].cpu()).float().mean()), 4),
             "centre_mm_median": round(float(np.median(err_mm)), 3),
             "centre_mm_p95": round(float(np.percentile(err_mm, 95)), 3),
             "facing_deg_median": round(float(np.median(turn_deg)), 2),
@@ -251,4 +254,5 @@ def train_oval_refiner(
         seed,
         threads,
         log,
+        device=device,
     )

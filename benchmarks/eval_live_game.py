@@ -154,7 +154,8 @@ def main() -> None:
         nonlocal tracker, analysed
         analysed = dict(truth)
         t0 = time.perf_counter()
-        result = analyze(photo, first.layout, None, frame, lens, GAME, players, None, reference, detector)
+        deployment = tracker is None  # later frames: the tracker knows the sizes, as in watch and the page
+        result = analyze(photo, first.layout, None, frame, lens, GAME, players, None, reference, detector, deployment)
         analyse_ms.append((time.perf_counter() - t0) * 1e3)
         found = result.scene["models"]
         owner = {u["id"]: u["player"] for u in result.scene["units"]}

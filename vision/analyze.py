@@ -210,11 +210,15 @@ def analyze(
     terrain: list[dict[str, Any]] | None = None,
     reference: Reference | None = None,
     detector: Detector | None = None,
+    mates_settle_sizes: bool = True,
 ) -> Analysis:
     """One photo to a scene. ``empty``: the same view before models were placed (the reference frame);
     ``players``: confirmed team colours; ``terrain``: known pieces (heights put bases on hills right);
     ``reference``: the set-up prepared once (``detector.prepare``), for frame after frame;
-    ``detector``: see ``make_detector`` (default: 'auto')."""
+    ``detector``: see ``make_detector`` (default: 'auto'); ``mates_settle_sizes``: a base the refiner read
+    unsurely takes the size its unit-mates agree on (``agree_with_mates``). A live game's frames after the
+    deployment leave it off: the tracker knows each model's size, and matches on each piece's own read (a size
+    taken from the neighbours made it take a badly measured piece for a lost model: docs/live.md, session 35)."""
     if photo is None or photo.ndim != 3 or photo.size == 0:
         raise CalibrationError("the photo is empty or not a colour image")
     times: dict[str, float] = {}
@@ -237,7 +241,8 @@ def analyze(
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams, bases.size_p)
     teams = agree_players(x, y, sizes, teams, colour_distances)
-    sizes = agree_with_mates(x, y, sizes, teams, bases.size_p)
+    if mates_settle_sizes:
+        sizes = agree_with_mates(x, y, sizes, teams, bases.size_p)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the
     # refiners measured, how obliquely the camera saw them).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0

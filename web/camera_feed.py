@@ -100,6 +100,7 @@ class CameraFeed:
                 None,
                 self.reference,
                 self.detector,
+                mates_settle_sizes=self.identified.tracker is None,  # later frames: the tracker knows the sizes
             )
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)

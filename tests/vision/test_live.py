@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
@@ -408,15 +409,27 @@ def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -
     assert "move" not in kinds  # nothing moved
 
 
-def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object) -> None:
+def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     # Issue 7, "move history" and `watch`: one model (u2m1, standing alone) is moved 2" between still
     # stretches of frames. The deployment's ids are kept, and the move is printed with its length.
     import cv2
 
+    import vision.live.watch as watching
     from calibration.lens import LensModel
     from vision.live.sources import FolderSource
     from vision.live.watch import watch
     from vision.synth.table import render_table
+
+    # Unit-mates settle unsure sizes at the deployment only; after it the tracker knows each model's size and
+    # matches on each piece's own read (docs/live.md, session 35).
+    settle_sizes: list[bool] = []
+
+    def analyze(*args: Any, **kwargs: Any) -> Any:
+        settle_sizes.append(args[10] if len(args) > 10 else kwargs.get("mates_settle_sizes", True))
+        return real_analyze(*args, **kwargs)
+
+    real_analyze = watching.analyze
+    monkeypatch.setattr(watching, "analyze", analyze)
 
     folder = tmp_path / "game"  # type: ignore[operator]
     folder.mkdir()
@@ -442,6 +455,7 @@ def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object) -
     text = next(e.text() for e in events if e.kind == "move")
     head = f'(move) {moves[0]["model"]} of {moves[0]["unit"]} moved {moves[0]["length_in"]:.2f}"'
     assert text == f'{head} +/- {sigma:.2f}"', text
+    assert settle_sizes[0] is True and len(settle_sizes) >= 2 and not any(settle_sizes[1:])
 
 
 def test_a_piece_measured_unsurely_makes_its_move_and_place_unsure_too() -> None:

@@ -103,7 +103,10 @@ def watch(
         decision = gate.update(status.frame)
         if decision.state != "settled":
             continue
-        result = analyze(status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector)
+        deployment = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
+        result = analyze(
+            status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector, deployment
+        )
         found, update = identified.identify(result.scene)
         if update is not None and identified.tracker is not None:
             for entry in identified.tracker.history:

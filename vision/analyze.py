@@ -184,6 +184,7 @@ def _split_washed_out(
 
 Detector = ClassicalDetector | LearnedDetector
 DETECTORS = ("auto", "learned", "classical")
+ROW_GAP_IN = 2.0  # objectives whose y lie this close are one row when they are numbered (reading_order)
 _learned: dict[str, LearnedDetector] = {}
 
 
@@ -282,13 +283,13 @@ def analyze(
         "terrain": list(terrain or []),
         "objectives": [
             {
-                "id": f"obj{k + 1}",
+                "id": f"obj{n + 1}",
                 "x": round(float(markers.x_in[k]), 4),
                 "y": round(float(markers.y_in[k]), 4),
                 "diameter_mm": 40,
                 "sigma_in": round(float(marker_sigma[k]), 5),
             }
-            for k in range(len(markers))
+            for n, k in enumerate(reading_order(markers.x_in, markers.y_in))
         ],
         "measurement": {
             "sigma_in": round(typical_sigma, 5),
@@ -298,6 +299,25 @@ def analyze(
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3
     return Analysis(scene, detections, frame, times, top)
+
+
+def reading_order(x_in: npt.ArrayLike, y_in: npt.ArrayLike, row_gap_in: float = ROW_GAP_IN) -> list[int]:
+    """Indices of the points in reading order on the table: rows from the top edge (y 0) down, each left to right.
+    A row is points whose y lie within ``row_gap_in`` of the previous one's, so a marker's number does not
+    hang on which order the detector found them in, nor on a measurement's last hundredth of an inch.
+
+    >>> reading_order([20.0, 4.0, 12.0, 4.1], [12.0, 4.0, 12.3, 20.0])
+    [1, 2, 0, 3]
+    """
+    x, y = np.asarray(x_in, float).ravel(), np.asarray(y_in, float).ravel()
+    by_y = sorted(range(len(y)), key=lambda k: (y[k], x[k]))
+    rows: list[list[int]] = []
+    for k in by_y:
+        if rows and y[k] - y[rows[-1][-1]] <= row_gap_in:
+            rows[-1].append(k)
+        else:
+            rows.append([k])
+    return [k for row in rows for k in sorted(row, key=lambda k: (x[k], y[k]))]
 
 
 def ground_positions(
@@ -348,4 +368,8 @@ def draw_overlay(photo: Image, analysis: Analysis) -> Image:
     for o in analysis.scene["objectives"]:
         c = frame.table_to_image([[o["x"], o["y"]]])[0]
         cv2.circle(out, (int(c[0]), int(c[1])), 6, (0, 200, 255), -1)
+        # its id, as the rulings name it ("obj2"): numbered in reading order on the table (reading_order)
+        label = (int(c[0]) + 10, int(c[1]) - 10)
+        cv2.putText(out, str(o["id"]), label, cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 4, cv2.LINE_AA)
+        cv2.putText(out, str(o["id"]), label, cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 200, 255), 2, cv2.LINE_AA)
     return out

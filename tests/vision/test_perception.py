@@ -11,7 +11,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError
 from geometry.shapes import MM_PER_IN
 from tablesight.scene import Scene
-from vision.analyze import analyze, assign_teams, make_detector
+from vision.analyze import ROW_GAP_IN, analyze, assign_teams, make_detector, reading_order
 from vision.detections import RIM_SAMPLE_ANGLES
 from vision.evaluate import _match, analyze_rendered, yolo_labels
 from vision.synth.table import render_table
@@ -29,6 +29,10 @@ def test_rendered_tables_analysed_into_valid_scenes() -> None:
         scene = Scene.from_dict(result.scene, "analysed")  # valid against the schema
         assert scene.models and scene.objectives
         assert result.scene["measurement"]["sigma_in"] > 0
+        # Objectives are numbered in reading order on the table, whatever order they were found in
+        objectives = result.scene["objectives"]
+        assert [o["id"] for o in objectives] == [f"obj{k + 1}" for k in range(len(objectives))]
+        assert reading_order([o["x"] for o in objectives], [o["y"] for o in objectives]) == list(range(len(objectives)))
         matches = _match(truth["models"], result.scene["models"], lambda m: 0.25)
         owner = {u["id"]: u["player"] for u in truth["units"]}
         found_owner = {u["id"]: u["player"] for u in result.scene["units"]}
@@ -40,6 +44,17 @@ def test_rendered_tables_analysed_into_valid_scenes() -> None:
     assert len(errors_mm) >= 0.4 * true_n
     assert float(np.median(errors_mm)) < 1.5
     assert right >= 0.75 * len(errors_mm)
+
+
+def test_objectives_are_numbered_in_rows_from_the_top_each_left_to_right() -> None:
+    # "who holds objective 2?" must name the same marker in every photo of a table: rows from the top edge,
+    # each read left to right; a row is markers within ROW_GAP_IN of each other in y, so a hundredth of an
+    # inch of measurement never renumbers them.
+    x, y = [20.0, 4.0, 12.0, 4.1, 12.0], [12.0, 4.0, 12.3, 20.0, 12.0 + ROW_GAP_IN + 0.5]
+    assert reading_order(x, y) == [1, 2, 0, 4, 3]
+    jittered = reading_order([v + 0.01 for v in x], [v - 0.01 * k for k, v in enumerate(y)])
+    assert jittered == [1, 2, 0, 4, 3]
+    assert reading_order([], []) == []
 
 
 def test_renderer_is_deterministic_and_labels_are_normalised() -> None:

@@ -21,13 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
-from geometry.shapes import KNOWN_BASES
+from vision.detections import ROUND_SIZES as SIZE_COLUMNS
 from vision.onnx_session import OnnxNetwork
 
 Image = npt.NDArray[np.uint8]
 REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
 CROP_PX = 96  # 3" square: a 60 mm base (2.36") and the proposal's error fit in it
-ROUND_SIZES = [b for b in KNOWN_BASES if "x" not in b]  # the network's size classes, in this order
+ROUND_SIZES = list(SIZE_COLUMNS)  # the network's size classes, in this order: Detections.size_p's columns
 OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
 DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
 
@@ -42,10 +42,9 @@ class Refined:
 
     p_base: npt.NDArray[np.float64]
     size: list[str]
-    p_size: npt.NDArray[np.float64]  # probability of the size named
     x_in: npt.NDArray[np.float64]
     y_in: npt.NDArray[np.float64]
-    p_sizes: npt.NDArray[np.float64]  # (N, len(ROUND_SIZES)) probability of each size
+    p_sizes: npt.NDArray[np.float64]  # (N, len(ROUND_SIZES)) probability of each size (``size``: the likeliest)
 
 
 def crop_origin_px(centre_in: tuple[float, float]) -> tuple[int, int]:
@@ -106,7 +105,7 @@ class BaseRefiner:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``)."""
         if not crops:
             empty = np.zeros(0)
-            return Refined(empty, [], empty, empty, empty, np.zeros((0, len(ROUND_SIZES))))
+            return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
         raw = self.raw(to_blob(crops), transposes)
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
@@ -118,7 +117,6 @@ class BaseRefiner:
         return Refined(
             p_base,
             [ROUND_SIZES[k] for k in best],
-            probs[np.arange(len(best)), best],
             centres[:, 0] + offset_in[:, 0],
             centres[:, 1] + offset_in[:, 1],
             probs,

@@ -26,9 +26,9 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from geometry.shapes import KNOWN_BASES, base_semi_axes_in
+from geometry.shapes import base_semi_axes_in
+from vision.detections import ROUND_SIZES  # smallest first: one step is the next size
 
-ROUND_SIZES = tuple(b for b in KNOWN_BASES if "x" not in b)  # smallest first: one step is the next size
 NEIGHBOUR_GAP_IN = 1.0  # edge to edge: bases this close may be unit-mates
 SIZE_VOTES_MIN = 2  # neighbours that must agree on another size
 SIZE_SHARE_MIN = 2 / 3  # ...and their share of the neighbours

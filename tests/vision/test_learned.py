@@ -293,7 +293,6 @@ def test_a_faint_base_seen_all_round_needs_the_refiner_fairly_sure(monkeypatch: 
             return Refined(
                 np.full(n, p_base),
                 [base["base"]] * n,
-                np.ones(n),
                 np.full(n, base["x"]),
                 np.full(n, base["y"]),
                 np.tile(one_size, (n, 1)),

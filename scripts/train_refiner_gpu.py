@@ -34,6 +34,13 @@ EXTRA_SETS: tuple[tuple[int, int, tuple[str, ...]], ...] = (
     (640_000, 200, ("focal-point", "grinding-annihilation")),
     (650_000, 150, ("miniature-skirmish", "onefinity")),
 )
+# New sets whose rims are drawn near the mat's colour (render_table's rims='near-mat', session 36): bases whose
+# edge barely shows, as on the path-traced photos, where the shipped refiner names such bases a size small.
+NEAR_MAT_SETS: tuple[tuple[int, int, tuple[str, ...]], ...] = (
+    (660_000, 300, ("focal-point", "grinding-annihilation")),
+    (670_000, 200, ("focal-point", "grinding-annihilation")),
+    (680_000, 150, ("miniature-skirmish", "onefinity")),
+)
 FIGURES = ("blob", "varied")
 # name: (widths, dense, batch, lr)
 VARIANTS: dict[str, tuple[tuple[int, int, int, int, int], int, int, float]] = {
@@ -73,35 +80,44 @@ def _lens_task(table_dir: str, seed: int) -> str:
     return str(path)
 
 
-def _table_task(table_dir: str, seed: int, game: str, figures: str, sample_seed: int) -> dict[str, Any]:
+def _table_task(
+    table_dir: str, seed: int, game: str, figures: str, sample_seed: int, rims: str = "palette"
+) -> dict[str, Any]:
     from vision.evaluate import render_one
     from vision.training.refiner import table_samples
 
-    photo = render_one(Path(table_dir), seed, game, figures=figures)
+    photo = render_one(Path(table_dir), seed, game, figures=figures, rims=rims)
     return table_samples(str(photo)[: -len(".jpg")], str(Path(table_dir) / "lens.json"), sample_seed)
 
 
 def render_and_cut(
-    root: Path, deadline: float, workers: int, log: Any, new_only: bool = False
+    root: Path, deadline: float, workers: int, log: Any, new_only: bool = False, near_mat: bool = False
 ) -> tuple[list[Path], list[dict[str, Any]]]:
     """Render tables and cut samples until ``deadline`` (time.time()); one .npz of samples per set.
-    ``new_only``: the new sets alone (to go on training the shipped refiner on tables it has not seen)."""
-    sets = [(s, f) for f in FIGURES for s in (EXTRA_SETS if new_only else (*REFINER_SETS, *EXTRA_SETS))]
-    dirs = [root / f"tables-{seed}{'' if drawn == 'blob' else '-' + drawn}" for (seed, _, _), drawn in sets]
+    ``new_only``: the new sets alone (to go on training the shipped refiner on tables it has not seen);
+    ``near_mat``: with NEAR_MAT_SETS too."""
+    palette = EXTRA_SETS if new_only else (*REFINER_SETS, *EXTRA_SETS)
+    sets = [(s, f, "palette") for f in FIGURES for s in palette]
+    if near_mat:
+        sets += [(s, f, "near-mat") for f in FIGURES for s in NEAR_MAT_SETS]
+    dirs = [
+        root / f"tables-{seed}{'' if drawn == 'blob' else '-' + drawn}{'' if rims == 'palette' else '-' + rims}"
+        for (seed, _, _), drawn, rims in sets
+    ]
     tasks = []  # interleaved: table k of every set, then k + 1
-    for k in range(max(tables for (_, tables, _), _ in sets)):
-        for index, ((seed, tables, games), drawn) in enumerate(sets):
+    for k in range(max(tables for (_, tables, _), _, _ in sets)):
+        for index, ((seed, tables, games), drawn, rims) in enumerate(sets):
             if k < tables:
                 tasks.append(
-                    (index, k, (str(dirs[index]), seed + k, games[k % len(games)], drawn, index * 1_000_003 + k))
+                    (index, k, (str(dirs[index]), seed + k, games[k % len(games)], drawn, index * 1_000_003 + k, rims))
                 )
     results: dict[int, dict[int, dict[str, Any]]] = {i: {} for i in range(len(sets))}
     with ProcessPoolExecutor(workers, initializer=_quiet_worker) as pool:
         # One lens a seed (each calibrated from rendered board photos: ~20 s on this 2-core machine), copied to
         # the set's other drawing.
-        first = {seed: str(dirs[i]) for i, ((seed, _, _), _) in reversed(list(enumerate(sets)))}
+        first = {seed: str(dirs[i]) for i, ((seed, _, _), _, _) in reversed(list(enumerate(sets)))}
         list(pool.map(_lens_task, first.values(), first.keys()))
-        for index, ((seed, _, _), _) in enumerate(sets):
+        for index, ((seed, _, _), _, _) in enumerate(sets):
             dirs[index].mkdir(parents=True, exist_ok=True)
             if not (dirs[index] / "lens.json").exists():
                 shutil.copyfile(Path(first[seed]) / "lens.json", dirs[index] / "lens.json")
@@ -126,7 +142,7 @@ def render_and_cut(
                 if done_count % 100 == 0:
                     log(f"{done_count} tables, {time.time() - deadline:+.0f} s to the render deadline")
     parts, described = [], []
-    for index, ((seed, _, games), drawn) in enumerate(sets):
+    for index, ((seed, _, games), drawn, rims) in enumerate(sets):
         done = [
             {**results[index][k], "table": np.full(len(results[index][k]["is_base"]), k, np.int32)}
             for k in sorted(results[index])
@@ -134,7 +150,7 @@ def render_and_cut(
         if not done:
             continue
         merged: dict[str, Any] = {key: np.concatenate([p[key] for p in done]) for key in done[0]}
-        out = root / f"samples-{seed}-{drawn}.npz"
+        out = root / f"samples-{seed}-{drawn}{'' if rims == 'palette' else '-' + rims}.npz"
         np.savez(out, **merged)
         parts.append(out)
         ks = sorted(results[index])
@@ -143,6 +159,7 @@ def render_and_cut(
                 "seed": seed,
                 "games": list(games),
                 "figures": drawn,
+                "rims": rims,
                 "tables": len(ks),
                 "contiguous": ks == list(range(len(ks))),
                 "samples": len(merged["is_base"]),
@@ -190,6 +207,9 @@ def main() -> int:
     parser.add_argument("--variants", default="a,b")
     parser.add_argument("--start-from", type=Path, help="an exported refiner to go on training (variant f)")
     parser.add_argument("--new-sets-only", action="store_true", help="render the new sets alone")
+    parser.add_argument("--near-mat", action="store_true", help="add sets with rims near the mat's colour")
+    parser.add_argument("--lr", type=float, help="the variants' learning rate (default: each variant's own)")
+    parser.add_argument("--epochs", type=int, help="train each variant this many epochs (default: by the budget)")
     args = parser.parse_args()
     start = time.time()
     out = Path(args.out)
@@ -204,7 +224,7 @@ def main() -> int:
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    parts, described = render_and_cut(work, start + args.render_s, args.workers, log, args.new_sets_only)
+    parts, described = render_and_cut(work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat)
     job: dict[str, Any] = {"sets": described, "tables": sum(d["tables"] for d in described)}
     job["samples"] = sum(d["samples"] for d in described)
     log(f"rendered {job['tables']} tables, {job['samples']} samples")
@@ -227,9 +247,10 @@ def main() -> int:
     job["variants"] = {}
     for i, name in enumerate(names):
         widths, dense, batch, lr = VARIANTS[name]
+        lr = args.lr or lr
         step_s = probe_step_s(widths, dense, batch, device)
         share_s = (start + args.budget_s - 30 - time.time()) / (len(names) - i)
-        epochs = int(max(4, min(60, share_s / (1.15 * step_s * (n_fit // batch + 1)))))
+        epochs = args.epochs or int(max(4, min(60, share_s / (1.15 * step_s * (n_fit // batch + 1)))))
         log(f"variant {name}: {step_s * 1000:.1f} ms a step, {share_s:.0f} s -> {epochs} epochs")
         onnx = out / f"base-refiner-{name}.onnx"
         try:

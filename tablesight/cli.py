@@ -360,7 +360,9 @@ def _terrain_file(path: str) -> list[dict[str, Any]]:
 def cmd_render_tables(args: argparse.Namespace) -> int:
     from vision.evaluate import render_dataset
 
-    written = render_dataset(args.out, args.count, args.seed, style=args.style, figures=args.figures, trees=args.trees)
+    written = render_dataset(
+        args.out, args.count, args.seed, style=args.style, figures=args.figures, trees=args.trees, rims=args.rims
+    )
     _emit(
         args,
         {"out": args.out, "images": [str(p) for p in written]},
@@ -722,8 +724,9 @@ def bundled_sample() -> str:
     return str(resources.files("tablesight").joinpath("samples/focal-point-skirmish.json"))
 
 
-def add_look(parser: argparse.ArgumentParser) -> None:
-    """How rendered tables look: their figures, and whether woods carry trees (vision/synth/table.py)."""
+def add_look(parser: argparse.ArgumentParser, rims: bool = False) -> None:
+    """How rendered tables look: their figures, whether woods carry trees and (``rims``) the rims' colours
+    (vision/synth/table.py)."""
     parser.add_argument(
         "--figures",
         choices=["blob", "varied"],
@@ -732,6 +735,15 @@ def add_look(parser: argparse.ArgumentParser) -> None:
         "most of its base's top)",
     )
     parser.add_argument("--trees", action="store_true", help="woods carry trees (else they are flat)")
+    if not rims:
+        return
+    parser.add_argument(
+        "--rims",
+        choices=["palette", "near-mat"],
+        default="palette",
+        help="near-mat: some players' rims close to the mat's colour, so a base's edge barely shows (palette: each "
+        "player a colour of the palette)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -882,7 +894,7 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument(
         "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
     )
-    add_look(rt)
+    add_look(rt, rims=True)
     rt.set_defaults(run=cmd_render_tables)
 
     pr = add(

@@ -42,10 +42,11 @@ def render_dataset(
     style: str = "standard",
     figures: str = "blob",
     trees: bool = False,
+    rims: str = "palette",
 ) -> list[Path]:
     """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out.
     ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES);
-    ``trees``: woods carry trees."""
+    ``trees``: woods carry trees; ``rims``: 'palette' or 'near-mat' (vision/synth/table.py: RIM_STYLES)."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
@@ -53,15 +54,21 @@ def render_dataset(
     lens = webcam_lens(seed)
     lens.save(root / "lens.json")
     for k in range(count):
-        written.append(render_one(root, seed + k, games[k % len(games)], style, figures, trees))
+        written.append(render_one(root, seed + k, games[k % len(games)], style, figures, trees, rims))
     return written
 
 
 def render_one(
-    root: Path, seed: int, game: str, style: str = "standard", figures: str = "blob", trees: bool = False
+    root: Path,
+    seed: int,
+    game: str,
+    style: str = "standard",
+    figures: str = "blob",
+    trees: bool = False,
+    rims: str = "palette",
 ) -> Path:
     """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
-    table = render_table(seed, game, style=style, figures=figures, trees=trees)
+    table = render_table(seed, game, style=style, figures=figures, trees=trees, rims=rims)
     stem = root / f"{seed:05d}"
     cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])

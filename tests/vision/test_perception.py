@@ -208,6 +208,31 @@ def test_trees_stand_in_the_woods_of_the_photo_and_of_the_empty_table() -> None:
         assert not (changed & (near_woods == 0)).any()
 
 
+def test_near_mat_rims_change_only_the_rims_colours_which_lie_near_the_mat() -> None:
+    """Issue 5 item 1 asks for bases of several colours and rims; the path-traced slice's pale rims on a pale mat
+    were named a size small (session 36). ``rims='near-mat'`` draws some players' rims near the mat's colour from
+    a random stream of its own: the rest of the table, the empty frame and the truth's places stay."""
+    palette = render_table(13000, "focal-point")
+    near = render_table(13000, "focal-point", rims="near-mat")
+    assert np.array_equal(near.empty, palette.empty)
+    colours = {p["id"]: p["color"] for p in near.scene["players"]}
+    assert {**near.scene, "players": []} == {**palette.scene, "players": []}
+    changed = [p for p in palette.scene["players"] if colours[p["id"]] != p["color"]]
+    assert changed
+    mat_bgr = np.median(palette.empty[400:700, 700:1200].reshape(-1, 3), axis=0)  # mid-table, mostly mat
+    for p in changed:
+        rim_bgr = np.array([int(colours[p["id"]][k : k + 2], 16) for k in (5, 3, 1)])
+        assert np.abs(rim_bgr - mat_bgr).max() < 60  # near the mat (the palette's white: 141 off here)
+    moved = np.abs(palette.image.astype(int) - near.image.astype(int)).max(axis=2) > 30
+    models = palette.scene["models"]
+    feet = palette.camera.project(np.array([[m["x"], m["y"], 0.0] for m in models]))
+    ys, xs = np.nonzero(moved)
+    near_base = np.min(np.hypot(xs[:, None] - feet[None, :, 0], ys[:, None] - feet[None, :, 1]), axis=1)
+    assert len(xs) > 200 and near_base.max() < 30  # rims alone: within a base's reach of its foot (25 px)
+    with pytest.raises(ValueError, match="rims 'gold'"):
+        render_table(12, rims="gold")
+
+
 def test_an_ovals_rim_samples_follow_its_facing() -> None:
     """``rim_sample`` with an oval's two semi-axes and facing: its middle ring (1.0 times the outline) lies on
     the drawn rim all round; sampled a quarter-turn off, most of it falls inside or outside."""

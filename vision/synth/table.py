@@ -37,6 +37,11 @@ STYLES = ("standard", "flagstone")
 # 25) or 'varied' (from slim figures that leave the plain top and thin rim in view, as the path tracer draws them,
 # to blobs; some with a weapon or a limb reaching out).
 FIGURE_STYLES = ("blob", "varied")
+# Rims: 'palette' (each player a colour of the palette, as every render before session 36) or 'near-mat' (a
+# player's rims, drawn anew per table, close to the mat's colour, as white rims on a pale mat or black on a dark
+# one: the base's outer edge barely shows and its top alone stands out).
+RIM_STYLES = ("palette", "near-mat")
+NEAR_MAT_SHARE = 0.6  # with 'near-mat', each player's rims are near the mat's colour this often
 HELD_OUT_TEAM_COLOURS_BGR = [(0, 130, 255), (190, 170, 255), (140, 140, 0), (50, 50, 50), (120, 200, 150)]
 GAMES = {
     "focal-point": (24.0, 24.0),
@@ -305,6 +310,19 @@ def plan_table(rng: np.random.Generator, game: str, hard: str | None = None, sty
     return TablePlan(game, table, hard, tags, players, team, terrain, objectives, units, models)
 
 
+def _near_mat_rims(
+    rng: np.random.Generator, mat: npt.NDArray[np.float32], players: list[str]
+) -> dict[str, tuple[int, int, int]]:
+    """Rim colours (BGR) near the mat's own for some of ``players`` (NEAR_MAT_SHARE each; at least one)."""
+    mat_bgr = np.median(mat.reshape(-1, 3), axis=0)
+    chosen = [p for p in players if rng.random() < NEAR_MAT_SHARE] or [players[int(rng.integers(len(players)))]]
+    out = {}
+    for p in chosen:
+        bgr = mat_bgr * rng.uniform(0.8, 1.25) + rng.normal(0.0, 12.0, 3)
+        out[p] = tuple(int(v) for v in np.clip(bgr, 0, 255))
+    return out
+
+
 def scene_of(plan: TablePlan, models: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The true scene (``tablesight-scene/1``) of a plan; ``models``: those on the table (default: all)."""
     hexes = {"hex": HEX_MATS[plan.game]} if plan.game in HEX_MATS else {}
@@ -383,6 +401,7 @@ def render_table(
     hand_at: tuple[float, float] | None = None,
     figures: str = "blob",
     trees: bool = False,
+    rims: str = "palette",
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
@@ -390,11 +409,15 @@ def render_table(
     ``style``: 'standard' (what the detector is trained on) or 'flagstone' (held out: other mats, colours).
     ``lifted``: models in a player's hand (not on the table); ``hand_at``: a hand over the table there.
     ``figures``: 'blob' or 'varied' (``FIGURE_STYLES``); ``trees``: woods carry trees (cones, as the path tracer
-    draws them), in the photo and the empty table alike (False: woods are flat, as before session 25)."""
+    draws them), in the photo and the empty table alike (False: woods are flat, as before session 25).
+    ``rims``: 'palette' or 'near-mat' (``RIM_STYLES``); near-mat rims come from a random stream of their own, so
+    the rest of the table is drawn as with 'palette'."""
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     if figures not in FIGURE_STYLES:
         raise ValueError(f"figures {figures!r}: expected one of {', '.join(FIGURE_STYLES)}")
+    if rims not in RIM_STYLES:
+        raise ValueError(f"rims {rims!r}: expected one of {', '.join(RIM_STYLES)}")
     rng = np.random.default_rng(seed)
     plan = plan_table(rng, game, hard, style)
     table, tags, team = plan.table, plan.tags, plan.team
@@ -425,6 +448,8 @@ def render_table(
     mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark, style, ppi)
     if game in HEX_MATS:
         paint_hexes(mat, HEX_MATS[game], ppi)
+    if rims == "near-mat":
+        team.update(_near_mat_rims(np.random.default_rng([seed, 7]), mat, plan.players))
     o = int(border * ppi)
     tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
     shadow_dir = rng.normal(0, 1, 2)

@@ -90,6 +90,11 @@ def _table_task(
     return table_samples(str(photo)[: -len(".jpg")], str(Path(table_dir) / "lens.json"), sample_seed)
 
 
+def _look_tag(figures: str, rims: str) -> str:
+    """A set's name suffix for how its tables look: '' for the defaults (blob figures, palette rims)."""
+    return ("" if figures == "blob" else "-" + figures) + ("" if rims == "palette" else "-" + rims)
+
+
 def render_and_cut(
     root: Path, deadline: float, workers: int, log: Any, new_only: bool = False, near_mat: bool = False
 ) -> tuple[list[Path], list[dict[str, Any]]]:
@@ -100,10 +105,7 @@ def render_and_cut(
     sets = [(s, f, "palette") for f in FIGURES for s in palette]
     if near_mat:
         sets += [(s, f, "near-mat") for f in FIGURES for s in NEAR_MAT_SETS]
-    dirs = [
-        root / f"tables-{seed}{'' if drawn == 'blob' else '-' + drawn}{'' if rims == 'palette' else '-' + rims}"
-        for (seed, _, _), drawn, rims in sets
-    ]
+    dirs = [root / f"tables-{seed}{_look_tag(drawn, rims)}" for (seed, _, _), drawn, rims in sets]
     tasks = []  # interleaved: table k of every set, then k + 1
     for k in range(max(tables for (_, tables, _), _, _ in sets)):
         for index, ((seed, tables, games), drawn, rims) in enumerate(sets):
@@ -150,7 +152,7 @@ def render_and_cut(
         if not done:
             continue
         merged: dict[str, Any] = {key: np.concatenate([p[key] for p in done]) for key in done[0]}
-        out = root / f"samples-{seed}-{drawn}{'' if rims == 'palette' else '-' + rims}.npz"
+        out = root / f"samples-{seed}-{drawn}{_look_tag('blob', rims)}.npz"
         np.savez(out, **merged)
         parts.append(out)
         ks = sorted(results[index])

@@ -1,60 +1,107 @@
-"""How much `tablesight adapt` recovers on a table style the detector never saw (flagstone mats, other
-team colours), from 2, 5 and 20 confirmed frames. Needs the train extra. Seeded; CPU, some minutes.
+"""How much `tablesight adapt` recovers on tables the shipped models never saw, from 2, 5 and 20 confirmed frames.
+Needs the train extra. Seeded; CPU.
 
-Run: ``python benchmarks/eval_adapt.py [WORK_DIR]``.
+- ``--part detector`` (about 40 min): the detector, on a held-out style (flagstone mats, other team colours).
+- ``--part refiner`` (some minutes a group): the base refiner, on one group of players' table whose rims lie
+  near their mat's colour (render_table's ``group`` and ``rims='near-mat'``), where the shipped refiner reads
+  sizes worst. Frames and held-out tables are of the same group (its mat, colours and bases), other games on
+  it: what players confirm in one evening, and what the camera sees in their next game.
+
+Run: ``python benchmarks/eval_adapt.py [WORK_DIR] [--part detector|refiner] [--groups 1,2,3]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 
 from vision.evaluate import evaluate, render_dataset
 from vision.synth.table import render_table, webcam_lens
-from vision.training.adapt import adapt
+from vision.training.adapt import adapt, adapt_refiner
 
 GAMES = ("focal-point", "grinding-annihilation")
+FRAME_COUNTS = (2, 5, 20)
 
 
-def confirmed_frames(folder: Path, count: int, seed: int) -> None:
-    """What players would confirm on the page: photos of their (held-out style) table and the true scenes."""
+def confirmed_frames(folder: Path, count: int, seed: int, **look: Any) -> None:
+    """What players would confirm on the page: photos of their table (``look``: render_table's) and the true
+    scenes."""
     folder.mkdir(parents=True, exist_ok=True)
     webcam_lens(seed).save(folder / "lens.json")
     for k in range(count):
         if (folder / f"f{k:02d}.scene.json").exists():
             continue
-        table = render_table(seed + k, GAMES[k % 2], style="flagstone")
+        table = render_table(seed + k, GAMES[k % 2], **look)
         cv2.imwrite(str(folder / f"f{k:02d}.jpg"), table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         (folder / f"f{k:02d}.scene.json").write_text(json.dumps(table.scene))
 
 
-def line(name: str, r: dict) -> str:
+def line(name: str, r: dict[str, Any]) -> str:
     b = r["bases"]
     return (
         f"  {name:<24} recall {b['recall']:.1%}  precision {b['precision']:.1%}  size {b['size_accuracy']:.1%}"
-        f"  centre p95 {b['centre_error_mm']['p95']:.2f} mm  objectives {r['objectives']['recall']:.1%}"
+        f"  team {b['team_accuracy']:.1%}  centre p95 {b['centre_error_mm']['p95']:.2f} mm"
+        f"  objectives {r['objectives']['recall']:.1%}"
     )
 
 
-def main() -> None:
-    work = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/tablesight-adapt")
+def detector_part(work: Path) -> None:
     held_out = work / "eval-flagstone"
     if not (held_out / "lens.json").exists():
         render_dataset(held_out, 20, seed=7000, games=GAMES, style="flagstone")
-    confirmed_frames(work / "confirmed", 20, seed=300_000)
+    confirmed_frames(work / "confirmed", 20, seed=300_000, style="flagstone")
     print("20 held-out renders in the flagstone style (never trained on), 1080p")
     print(line("classical", evaluate(held_out, detector="classical")))
     print(line("shipped model", evaluate(held_out, detector="learned")))
-    for n in (2, 5, 20):
+    for n in FRAME_COUNTS:
         start = time.perf_counter()
         result = adapt(work / "confirmed", work / f"adapted-{n}", epochs=15, limit=n)
         minutes = (time.perf_counter() - start) / 60
         report = evaluate(held_out, detector="learned", model_path=result["onnx"])
         print(line(f"adapted on {n} frames", report) + f"  ({minutes:.1f} min to adapt)")
+
+
+def refiner_part(work: Path, group: int, epochs: int) -> None:
+    held_out = work / f"group{group}-held-out"
+    if not (held_out / "lens.json").exists():
+        render_dataset(
+            held_out, 20, seed=40_000 + 1000 * group, games=GAMES, figures="varied", rims="near-mat", group=group
+        )
+    confirmed = work / f"group{group}-confirmed"
+    look: dict[str, Any] = {"rims": "near-mat", "figures": "varied", "group": group}
+    confirmed_frames(confirmed, max(FRAME_COUNTS), seed=50_000 + 1000 * group, **look)
+    print(f"group {group}: 20 held-out renders of its table (near-mat rims, varied figures), 1080p", flush=True)
+    print(line("shipped refiner", evaluate(held_out, detector="learned")), flush=True)
+    for n in FRAME_COUNTS:
+        start = time.perf_counter()
+        result = adapt_refiner(
+            confirmed, work / f"group{group}-adapted-{n}", epochs=epochs, limit=n, log=lambda _: None
+        )
+        seconds = time.perf_counter() - start
+        report = evaluate(held_out, detector="learned", refiner_path=result["onnx"])
+        print(
+            line(f"refiner adapted on {n}", report) + f"  ({seconds:.0f} s to adapt, {result['positives']} base crops)",
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("work", nargs="?", default="/tmp/tablesight-adapt", type=Path)
+    parser.add_argument("--part", choices=["detector", "refiner"], default="detector")
+    parser.add_argument("--groups", default="1,2,3", help="with --part refiner: the players' tables, by group")
+    parser.add_argument("--epochs", type=int, default=10, help="with --part refiner")
+    args = parser.parse_args()
+    if args.part == "detector":
+        detector_part(args.work)
+        return
+    for group in (int(g) for g in args.groups.split(",")):
+        refiner_part(args.work, group, args.epochs)
 
 
 if __name__ == "__main__":

@@ -259,7 +259,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     frame = TableFrame.load(args.calibration) if args.calibration else None
     layout = frame.layout if frame is not None else _layout_for(args)
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
-    detector = make_detector(args.detector, args.model)
+    detector = make_detector(args.detector, args.model, args.refiner)
     lens = _lens_for(args)
     terrain = _terrain_file(args.terrain) if args.terrain else None
     result = analyze(photo, layout, empty, frame, lens, args.game, players, terrain, detector=detector)
@@ -361,7 +361,14 @@ def cmd_render_tables(args: argparse.Namespace) -> int:
     from vision.evaluate import render_dataset
 
     written = render_dataset(
-        args.out, args.count, args.seed, style=args.style, figures=args.figures, trees=args.trees, rims=args.rims
+        args.out,
+        args.count,
+        args.seed,
+        style=args.style,
+        figures=args.figures,
+        trees=args.trees,
+        rims=args.rims,
+        group=args.group,
     )
     _emit(
         args,
@@ -397,7 +404,7 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
     reports, lines = [], []
     for name in args.detector.split(","):  # side by side, on the same images
         csv_path = args.csv.replace(".csv", f".{name}.csv") if args.csv and "," in args.detector else args.csv
-        report = evaluate(args.directory, csv_path, name)
+        report = evaluate(args.directory, csv_path, name, args.model, args.refiner)
         reports.append(report)
         b = report["bases"]
         lines += [
@@ -433,16 +440,29 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     try:
-        from vision.training.adapt import adapt  # training code: only in this command
+        from vision.training.adapt import adapt, adapt_refiner  # training code: only in this command
     except ImportError as error:
         raise ValueError(f"adapting needs the train extra: pip install -e '.[train]' ({error})") from error
-    result = adapt(args.folder, args.out, args.epochs, args.limit, device=args.device)
-    skipped = "".join(f"\n  skipped {s}" for s in result["skipped"])
+    results: dict[str, Any] = {}
+    if args.part in ("both", "detector"):
+        results["detector"] = adapt(args.folder, args.out, args.epochs, args.limit, device=args.device)
+    if args.part in ("both", "refiner"):
+        results["refiner"] = adapt_refiner(
+            args.folder, args.out, args.refiner_epochs, args.limit, device=args.device, log=lambda _: None
+        )
+    first = next(iter(results.values()))
+    skipped = "".join(f"\n  skipped {s}" for s in first["skipped"])
+    options = " ".join(
+        f"--{flag} {results[part]['onnx']}"
+        for part, flag in (("detector", "model"), ("refiner", "refiner"))
+        if part in results
+    )
     _emit(
         args,
-        result,
-        f"adapted on {len(result['frames'])} confirmed frames: {result['onnx']}{skipped}\n"
-        f"  use it with: tablesight analyze PHOTO --detector learned --model {result['onnx']}",
+        results,
+        f"adapted the {' and the '.join(results)} on {len(first['frames'])} confirmed frames{skipped}\n"
+        + "".join(f"  {part}: {r['onnx']}\n" for part, r in results.items())
+        + f"  use them with: tablesight analyze PHOTO {options} (or watch, serve --camera, eval-vision)",
     )
     return 0
 
@@ -566,13 +586,24 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    from vision.analyze import make_detector
     from vision.live.sources import open_source
     from vision.live.watch import watch
 
     open_source(args.source)  # fail now, clearly, on a source that cannot exist
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
     lens = _lens_for(args)
-    for event in watch(lambda: open_source(args.source), _layout_for(args), args.game, lens, players, args.max_frames):
+    detector = make_detector("auto", args.model, args.refiner)
+    events = watch(
+        lambda: open_source(args.source),
+        _layout_for(args),
+        args.game,
+        lens,
+        players,
+        args.max_frames,
+        detector=detector,
+    )
+    for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
     return 0
 
@@ -590,6 +621,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     guard = GuardConfig(lan=args.lan)
     feed_factory: Any = lambda: SampleFeed(start, args.motion)  # noqa: E731
     if args.camera is not None:
+        from vision.analyze import make_detector
         from vision.live.sources import open_source
         from web.camera_feed import CameraFeed
 
@@ -597,8 +629,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         layout = _layout_for(args)
         lens = _lens_for(args)
         players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+        detector = make_detector("auto", args.model, args.refiner)  # a missing model fails here, clearly
         feed_factory = lambda: CameraFeed(  # noqa: E731
-            lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players
+            lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players, detector
         )
     flux_factory = None
     if args.flux is not None:
@@ -722,6 +755,16 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def bundled_sample() -> str:
     return str(resources.files("tablesight").joinpath("samples/focal-point-skirmish.json"))
+
+
+def add_models(parser: argparse.ArgumentParser) -> None:
+    """The learned detector's networks, such as those ``tablesight adapt`` fitted to the players' table."""
+    parser.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
+    parser.add_argument(
+        "--refiner",
+        default=None,
+        help="an ONNX base refiner (default: the shipped one), e.g. adapt's adapted-refiner.onnx",
+    )
 
 
 def add_look(parser: argparse.ArgumentParser, rims: bool = False) -> None:
@@ -858,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--overlay", default=None, help="write the photo with what was found drawn on it")
     an.add_argument("--out", default=None, help="save the scene here")
     an.add_argument("--detector", choices=["auto", "learned", "classical"], default="auto")
-    an.add_argument("--model", default=None, help="an ONNX detector (default: the shipped one)")
+    add_models(an)
     an.add_argument(
         "--terrain", default=None, help="the table's terrain (find-terrain --out); bases on hills are placed on top"
     )
@@ -895,6 +938,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
     )
     add_look(rt, rims=True)
+    rt.add_argument(
+        "--group",
+        type=int,
+        default=None,
+        help="every table on one group of players' mat, in their colours, whatever its seed (a number naming the "
+        "group): frames to adapt on and to measure adapting with",
+    )
     rt.set_defaults(run=cmd_render_tables)
 
     pr = add(
@@ -915,6 +965,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="auto (the learned model where present, as analyze), learned or classical; a comma list runs them side "
         "by side",
     )
+    add_models(ev)
 
     td = add("train-detector", "render training tables, train the learned detector, export ONNX (train extra)")
     td.add_argument("out", help="working folder: data/, run/, the ONNX model and its card")
@@ -994,10 +1045,21 @@ def build_parser() -> argparse.ArgumentParser:
     tc.add_argument("--ship", action="store_true", help="install the result as the shipped card model")
     tc.set_defaults(run=cmd_train_card_finder)
 
-    ad = add("adapt", "fine-tune the shipped detector on frames the players confirmed (train extra; CPU, minutes)")
+    ad = add(
+        "adapt",
+        "fine-tune the shipped detector and base refiner on frames the players confirmed (train extra; CPU, minutes)",
+    )
     ad.add_argument("folder", help="NAME.jpg + NAME.scene.json pairs (and lens.json if the lens was calibrated)")
     ad.add_argument("--out", default="adapted-detector")
-    ad.add_argument("--epochs", type=int, default=15)
+    ad.add_argument(
+        "--part",
+        choices=["both", "detector", "refiner"],
+        default="both",
+        help="which network to fit to the table: the detector (minutes), the base refiner that reads each base's "
+        "size and centre (seconds to a minute), or both",
+    )
+    ad.add_argument("--epochs", type=int, default=15, help="the detector's")
+    ad.add_argument("--refiner-epochs", type=int, default=10)
     ad.add_argument("--limit", type=int, default=None, help="use at most this many frames")
     ad.add_argument("--device", default="cpu")
     ad.set_defaults(run=cmd_adapt)
@@ -1011,6 +1073,7 @@ def build_parser() -> argparse.ArgumentParser:
     wt.add_argument("--game", default="focal-point")
     wt.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     wt.add_argument("--max-frames", type=int, default=None)
+    add_models(wt)
     add_layout(wt)
     wt.set_defaults(run=cmd_watch)
 
@@ -1031,6 +1094,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --camera: keep each confirmed round's photo and scene here (for tablesight adapt)",
     )
     sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
+    add_models(sv)
     sv.add_argument(
         "--flux",
         default=None,

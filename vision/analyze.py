@@ -21,6 +21,7 @@ from vision.colour import bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
+from vision.refiner import DEFAULT_REFINER
 from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
@@ -188,16 +189,24 @@ ROW_GAP_IN = 2.0  # objectives whose y lie this close are one row when they are 
 _learned: dict[str, LearnedDetector] = {}
 
 
-def make_detector(name: str = "auto", model_path: str | Path | None = None) -> Detector:
-    """'classical', 'learned' (the shipped or given ONNX model), or 'auto': learned where a model is present."""
+def make_detector(
+    name: str = "auto", model_path: str | Path | None = None, refiner_path: str | Path | None = None
+) -> Detector:
+    """'classical', 'learned' (the shipped or given ONNX model), or 'auto': learned where a model is present.
+    ``refiner_path``: the learned detector's base refiner (default: the shipped one), such as one
+    ``tablesight adapt`` fitted to the players' table."""
     if name not in DETECTORS:
         raise ValueError(f"detector {name!r}: expected one of {', '.join(DETECTORS)}")
+    if refiner_path and not Path(refiner_path).is_file():  # never the shipped one in its place, unsaid
+        raise ValueError(f"base refiner {refiner_path}: no such file")
     path = Path(model_path) if model_path else DEFAULT_MODEL
     if name == "classical" or (name == "auto" and not LearnedDetector.available(path)):
         return ClassicalDetector()
-    if str(path) not in _learned:  # loading the network once per process
-        _learned[str(path)] = LearnedDetector(path)
-    return _learned[str(path)]
+    refiner = Path(refiner_path) if refiner_path else DEFAULT_REFINER
+    key = f"{path}|{refiner}"
+    if key not in _learned:  # loading the networks once per process
+        _learned[key] = LearnedDetector(path, refiner_path=refiner)
+    return _learned[key]
 
 
 def analyze(

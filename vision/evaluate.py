@@ -43,10 +43,12 @@ def render_dataset(
     figures: str = "blob",
     trees: bool = False,
     rims: str = "palette",
+    group: int | None = None,
 ) -> list[Path]:
     """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out.
     ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES);
-    ``trees``: woods carry trees; ``rims``: 'palette' or 'near-mat' (vision/synth/table.py: RIM_STYLES)."""
+    ``trees``: woods carry trees; ``rims``: 'palette' or 'near-mat' (vision/synth/table.py: RIM_STYLES);
+    ``group``: every table on one group of players' mat, in their colours (render_table's ``group``)."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
@@ -54,7 +56,7 @@ def render_dataset(
     lens = webcam_lens(seed)
     lens.save(root / "lens.json")
     for k in range(count):
-        written.append(render_one(root, seed + k, games[k % len(games)], style, figures, trees, rims))
+        written.append(render_one(root, seed + k, games[k % len(games)], style, figures, trees, rims, group))
     return written
 
 
@@ -66,9 +68,10 @@ def render_one(
     figures: str = "blob",
     trees: bool = False,
     rims: str = "palette",
+    group: int | None = None,
 ) -> Path:
     """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
-    table = render_table(seed, game, style=style, figures=figures, trees=trees, rims=rims)
+    table = render_table(seed, game, style=style, figures=figures, trees=trees, rims=rims, group=group)
     stem = root / f"{seed:05d}"
     cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -130,9 +133,11 @@ def evaluate(
     csv_path: str | Path | None = None,
     detector: str = "auto",
     model_path: str | Path | None = None,
+    refiner_path: str | Path | None = None,
 ) -> dict[str, Any]:
-    """How ``detector`` (see ``vision.analyze.make_detector``) does on a rendered set, against its truth."""
-    chosen = make_detector(detector, model_path)
+    """How ``detector`` (see ``vision.analyze.make_detector``, with ``model_path`` and ``refiner_path``) does on
+    a rendered set, against its truth."""
+    chosen = make_detector(detector, model_path, refiner_path)
     rows = []
     errors_mm: list[float] = []
     totals = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 import shapely
 
@@ -14,7 +15,7 @@ from tablesight.scene import Scene
 from vision.analyze import ROW_GAP_IN, analyze, assign_teams, make_detector, reading_order
 from vision.detections import RIM_SAMPLE_ANGLES
 from vision.evaluate import _match, analyze_rendered, yolo_labels
-from vision.synth.table import render_table
+from vision.synth.table import RenderedTable, render_table
 
 
 def test_rendered_tables_analysed_into_valid_scenes() -> None:
@@ -231,6 +232,37 @@ def test_near_mat_rims_change_only_the_rims_colours_which_lie_near_the_mat() -> 
     assert len(xs) > 200 and near_base.max() < 30  # rims alone: within a base's reach of its foot (25 px)
     with pytest.raises(ValueError, match="rims 'gold'"):
         render_table(12, rims="gold")
+
+
+def _mat_bgr(table: RenderedTable) -> npt.NDArray[np.float64]:
+    """The median colour of the empty frame's open mat: table points 1" or more from terrain and objectives."""
+    xs, ys = np.meshgrid(np.arange(1.0, table.layout.width_in, 0.5), np.arange(1.0, table.layout.depth_in, 0.5))
+    points = np.c_[xs.ravel(), ys.ravel()]
+    taken = shapely.union_all(
+        [shapely.Polygon(t["polygon"]).buffer(1.0) for t in table.scene["terrain"]]
+        + [shapely.Point(o["x"], o["y"]).buffer(1.5) for o in table.scene["objectives"]]
+    )
+    points = points[~shapely.contains_xy(taken, points[:, 0], points[:, 1])]
+    px = np.round(table.camera.project(np.c_[points, np.zeros(len(points))])).astype(int)
+    return np.median(table.empty[px[:, 1], px[:, 0]].astype(float), axis=0)
+
+
+def test_a_groups_tables_share_its_mat_and_colours_and_nothing_else() -> None:
+    """Issue 6 asks how much adapting to the players' table recovers. One group's table (render_table's
+    ``group``) keeps its mat, its players' colours and near-mat rims whatever the seed or game, as one group's
+    mat and armies do; the table's own stream (terrain, models, camera) is drawn as without a group."""
+    a = render_table(41000, "focal-point", rims="near-mat", group=3)
+    b = render_table(41001, "grinding-annihilation", rims="near-mat", group=3)
+    alone = render_table(41000, "focal-point", rims="near-mat")
+    other = render_table(41000, "focal-point", rims="near-mat", group=4)
+    assert {**a.scene, "players": []} == {**alone.scene, "players": []}
+    corners = np.array([[0.0, 0.0, 0.0], [24.0, 24.0, 0.0]])
+    assert np.allclose(a.camera.project(corners), alone.camera.project(corners))
+    assert a.scene["players"] == b.scene["players"] and a.scene["players"] != other.scene["players"]
+    assert a.scene["models"] != b.scene["models"]
+    assert np.abs(_mat_bgr(a) - _mat_bgr(b)).max() < 10  # one mat under two cameras and lights
+    assert np.abs(_mat_bgr(a) - _mat_bgr(other)).max() > 30
+    assert np.abs(_mat_bgr(a) - _mat_bgr(alone)).max() > 30
 
 
 def test_an_ovals_rim_samples_follow_its_facing() -> None:

@@ -17,6 +17,7 @@ from calibration.table_frame import calibrate
 from vision.detect_learned import LearnedDetector
 from vision.flux.cards_learned import CARD_PX_PER_IN, LearnedCardFinder
 from vision.flux.layout import CARD_H_IN, CARD_W_IN
+from vision.refiner import ROUND_SIZES
 from vision.synth.flux_table import render_flux_table
 from vision.synth.table import render_table, webcam_lens
 
@@ -56,9 +57,22 @@ def test_train_export_run_with_cv2_dnn_then_adapt(tmp_path: Path) -> None:
     (confirmed / "broken.jpg").write_bytes(b"no image")
     (confirmed / "broken.scene.json").write_text(json.dumps(table.scene))
     webcam_lens(100_000).save(confirmed / "lens.json")
-    out = run("adapt", str(confirmed), "--out", str(tmp_path / "adapted"), "--epochs", "1", cwd=tmp_path)
-    assert "adapted on 1 confirmed frames" in out and "skipped broken.jpg: not a readable image" in out
-    LearnedDetector(tmp_path / "adapted" / "adapted.onnx").boxes(top)
+    adapted = tmp_path / "adapted"
+    out = run("adapt", str(confirmed), "--out", str(adapted), "--epochs", "1", "--refiner-epochs", "1", cwd=tmp_path)
+    assert "adapted the detector and the refiner on 1 confirmed frames" in out
+    assert "skipped broken.jpg: not a readable image" in out
+    assert f"--model {adapted / 'adapted.onnx'} --refiner {adapted / 'adapted-refiner.onnx'}" in out
+    LearnedDetector(adapted / "adapted.onnx").boxes(top)
+    # The refiner learnt from this frame's round bases (its card says how many), and the product runs it.
+    card = json.loads((adapted / "adapted-refiner.card.json").read_text())
+    rounds = sum(m["base"] in ROUND_SIZES for m in table.scene["models"])
+    assert card["frames"] == ["round1.jpg"] and card["positives"] >= rounds > 0
+    assert set(card["fit"]) == {"base_right", "size_right", "centre_mm_median", "centre_mm_p95"}
+    size = f"{table.scene['table']['width_in']:g}x{table.scene['table']['depth_in']:g}"
+    photo, lens = str(confirmed / "round1.jpg"), str(confirmed / "lens.json")
+    refiner = str(adapted / "adapted-refiner.onnx")
+    scene = run("analyze", photo, "--table", size, "--lens", lens, "--refiner", refiner, "--json", cwd=tmp_path)
+    assert len(json.loads(scene)["scene"]["models"]) > 0.5 * len(table.scene["models"])
 
 
 def test_train_card_finder_export_and_run_with_cv2_dnn(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
-from vision.analyze import analyze, make_detector
+from vision.analyze import Detector, analyze, make_detector
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
@@ -51,8 +51,10 @@ def watch(
     players: dict[str, str] | None = None,
     max_frames: int | None = None,
     give_up_after_stale: int | None = 5,
+    detector: Detector | None = None,
 ) -> Iterator[Event]:
-    """The first good frame is the set-up (calibration and the empty-table reference)."""
+    """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
+    make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``)."""
     from rules.profiles import profile_for
     from rules.table_facts import coherency_rulings, engagement_rulings
     from tablesight.scene import Scene, SceneError
@@ -65,7 +67,7 @@ def watch(
     source = ResilientSource(opener)
     monitor = CalibrationMonitor(layout, lens)
     gate = MotionGate()
-    detector = make_detector("auto")
+    detector = detector if detector is not None else make_detector("auto")
     reference: Reference | None = None
     identified = IdentifiedScenes()
     # The moves already printed, by id (held here, so no later entry can take an id over): the tracker may

@@ -41,6 +41,7 @@ FIGURE_STYLES = ("blob", "varied")
 # player's rims, drawn anew per table, close to the mat's colour, as white rims on a pale mat or black on a dark
 # one: the base's outer edge barely shows and its top alone stands out).
 RIM_STYLES = ("palette", "near-mat")
+GROUP_DARK_SHARE = 0.25  # a group's table (render_table's ``group``) has a dark mat this often
 NEAR_MAT_SHARE = 0.6  # with 'near-mat', each player's rims are near the mat's colour this often
 HELD_OUT_TEAM_COLOURS_BGR = [(0, 130, 255), (190, 170, 255), (140, 140, 0), (50, 50, 50), (120, 200, 150)]
 GAMES = {
@@ -402,6 +403,7 @@ def render_table(
     figures: str = "blob",
     trees: bool = False,
     rims: str = "palette",
+    group: int | None = None,
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
@@ -411,7 +413,10 @@ def render_table(
     ``figures``: 'blob' or 'varied' (``FIGURE_STYLES``); ``trees``: woods carry trees (cones, as the path tracer
     draws them), in the photo and the empty table alike (False: woods are flat, as before session 25).
     ``rims``: 'palette' or 'near-mat' (``RIM_STYLES``); near-mat rims come from a random stream of their own, so
-    the rest of the table is drawn as with 'palette'."""
+    the rest of the table is drawn as with 'palette'.
+    ``group``: one group of players' table, whatever the seed: the mat (its colour, darkness and grain), the
+    players' colours, the bases' tops and near-mat rims come from a stream of their own for the group, as one
+    group's mat and armies stay the same from game to game (None: drawn per table, as before session 37)."""
     if style not in STYLES:
         raise ValueError(f"style {style!r}: expected one of {', '.join(STYLES)}")
     if figures not in FIGURE_STYLES:
@@ -446,10 +451,24 @@ def render_table(
     # ---- the flat layer ----
     tex = np.full((h_px, w_px, 3), 35, np.float32)
     mat = _mat(rng, (int(table[1] * ppi), int(table[0] * ppi)), dark, style, ppi)
+    group_base_colour = None
+    if group is not None:  # the group's own mat and colours; the table's stream is drawn as without a group
+        group_rng = np.random.default_rng([group, 8])  # so many draws, whatever the table's size
+        dark = bool(group_rng.random() < GROUP_DARK_SHARE)
+        tags[:] = [t for t in tags if t != "dark"] + (["dark"] if dark else [])
+        palette = TEAM_COLOURS_BGR if style == "standard" else HELD_OUT_TEAM_COLOURS_BGR
+        chosen = group_rng.choice(len(palette), len(plan.players), replace=False)
+        team.update({p: palette[int(i)] for p, i in zip(plan.players, chosen, strict=True)})
+        value = group_rng.uniform(20, 60) if dark else group_rng.uniform(30, 200)
+        group_base_colour = _hsv_to_bgr(group_rng.uniform(0, 180), group_rng.uniform(0, 60), value)
+        mat = _mat(np.random.default_rng([group, 9]), mat.shape[:2], dark, style, ppi)
     if game in HEX_MATS:
         paint_hexes(mat, HEX_MATS[game], ppi)
-    if rims == "near-mat":
+    if rims == "near-mat" and group is None:
         team.update(_near_mat_rims(np.random.default_rng([seed, 7]), mat, plan.players))
+    elif rims == "near-mat":  # near the group's mat as a 24" table has it, so one colour whatever the game
+        group_mat = _mat(np.random.default_rng([group, 9]), (1200, 1200), dark, style, 50.0)
+        team.update(_near_mat_rims(np.random.default_rng([group, 7]), group_mat, plan.players))
     o = int(border * ppi)
     tex[o : o + mat.shape[0], o : o + mat.shape[1]] = mat
     shadow_dir = rng.normal(0, 1, 2)
@@ -499,8 +518,9 @@ def render_table(
     tex *= (1 - model_shadow)[..., None]
     # Bases: top colour, and the team's rim (drawn as solids below).
     base_colour = _hsv_to_bgr(
-        rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(20, 60) if dark else rng.uniform(30, 200)
+        rng.uniform(0, 180), rng.uniform(0, 60), rng.uniform(20, 60) if hard == "dark" else rng.uniform(30, 200)
     )
+    base_colour = base_colour if group_base_colour is None else group_base_colour
     team_of = {m["id"]: team[next(u["player"] for u in units if u["id"] == m["unit"])] for m in models}
     flat = np.clip(tex, 0, 255).astype(np.uint8)
 

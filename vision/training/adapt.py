@@ -18,13 +18,16 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
+from vision.refiner import DEFAULT_REFINER
 from vision.training.dataset import Box, tiles, write_data_yaml
+from vision.training.refiner import photo_samples, train_refiner
 from vision.training.train import export_onnx, train
 
 SHIPPED_WEIGHTS = DEFAULT_MODEL.with_suffix(".pt")  # the trainable twin of the shipped ONNX
@@ -58,12 +61,13 @@ def scene_boxes(scene: dict[str, Any], frame: TableFrame, px_per_in: float) -> l
     return out
 
 
-def confirmed_frames_dataset(folder: str | Path, out: str | Path, limit: int | None = None) -> dict[str, Any]:
-    """Tiles and labels from a folder of confirmed frames; returns what was used and what was skipped (why)."""
-    src, root = Path(folder), Path(out)
+def confirmed_frames(
+    folder: str | Path, limit: int | None = None
+) -> tuple[list[tuple[str, npt.NDArray[np.uint8], TableFrame, dict[str, Any]]], list[str]]:
+    """The confirmed frames in ``folder`` (at most ``limit``), each (file name, photo, its calibration, its scene),
+    calibrated from its own markers; and those skipped, each with why."""
+    src = Path(folder)
     lens = LensModel.load(src / "lens.json") if (src / "lens.json").exists() else None
-    for sub in ("images", "labels"):
-        (root / "train" / sub).mkdir(parents=True, exist_ok=True)
     used, skipped = [], []
     photos = sorted(p for p in src.glob("*.jpg") if (src / f"{p.stem}.scene.json").exists())
     for photo_path in photos[:limit]:
@@ -78,15 +82,26 @@ def confirmed_frames_dataset(folder: str | Path, out: str | Path, limit: int | N
         except CalibrationError as error:
             skipped.append(f"{photo_path.name}: {error}")
             continue
-        top = frame.rectify(photo, DETECT_PX_PER_IN)
-        for k, (tile, lines) in enumerate(tiles(top, scene_boxes(scene, frame, DETECT_PX_PER_IN))):
-            cv2.imwrite(str(root / "train" / "images" / f"{photo_path.stem}_{k}.jpg"), tile)
-            (root / "train" / "labels" / f"{photo_path.stem}_{k}.txt").write_text("\n".join(lines) + "\n")
-        used.append(photo_path.name)
+        used.append((photo_path.name, photo, frame, scene))
     if not used:
         raise ValueError(f"{src}: no usable confirmed frame (NAME.jpg with NAME.scene.json); skipped: {skipped}")
+    return used, skipped
+
+
+def confirmed_frames_dataset(folder: str | Path, out: str | Path, limit: int | None = None) -> dict[str, Any]:
+    """Tiles and labels from a folder of confirmed frames; returns what was used and what was skipped (why)."""
+    root = Path(out)
+    for sub in ("images", "labels"):
+        (root / "train" / sub).mkdir(parents=True, exist_ok=True)
+    used, skipped = confirmed_frames(folder, limit)
+    for name, photo, frame, scene in used:
+        stem = Path(name).stem
+        top = frame.rectify(photo, DETECT_PX_PER_IN)
+        for k, (tile, lines) in enumerate(tiles(top, scene_boxes(scene, frame, DETECT_PX_PER_IN))):
+            cv2.imwrite(str(root / "train" / "images" / f"{stem}_{k}.jpg"), tile)
+            (root / "train" / "labels" / f"{stem}_{k}.txt").write_text("\n".join(lines) + "\n")
     write_data_yaml(root, "train")  # so few frames: validate on what is trained on
-    return {"frames": used, "skipped": skipped}
+    return {"frames": [u[0] for u in used], "skipped": skipped}
 
 
 def adapt(
@@ -130,5 +145,63 @@ def adapt(
     )
     onnx = export_onnx(best, root / "adapted.onnx", root)
     card = {"base": str(base_weights), "frames": data["frames"], "skipped": data["skipped"], "epochs": epochs}
+    onnx.with_suffix(".card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return {"onnx": str(onnx), **card}
+
+
+REFINER_LR = 0.0005  # a tenth of what the refiner is trained with from scratch: a few frames nudge it
+REFINER_BATCH = 64
+
+
+def adapt_refiner(
+    folder: str | Path,
+    out: str | Path,
+    epochs: int = 10,
+    limit: int | None = None,
+    base_refiner: str | Path = DEFAULT_REFINER,
+    device: str = "cpu",
+    log: Any = print,
+) -> dict[str, Any]:
+    """Fine-tune the base refiner ``base_refiner`` on the round bases of the confirmed frames in ``folder``:
+    the crops a rendered table gives for training (vision/training/refiner.py: photo_samples), cut from the
+    players' photos and labelled from their scenes. The refiner reads each base's size and centre from its
+    rim; where the players' rims are near their mat's colour (black on a dark mat), the shipped one reads
+    sizes worst (docs/vision.md, session 36), and their own table is what teaches it. The adapted ONNX goes to
+    ``out``/adapted-refiner.onnx, with its card."""
+    root = Path(out).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    used, skipped = confirmed_frames(folder, limit)
+    parts = []
+    for k, (_, photo, frame, scene) in enumerate(used):
+        part = photo_samples(photo, frame, scene, seed=k)
+        part["table"] = np.full(len(part["is_base"]), k, np.int32)
+        parts.append(part)
+    samples = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    positives = int(samples["is_base"].sum())
+    if not positives:
+        raise ValueError(f"{folder}: the confirmed frames hold no round base to adapt the refiner on")
+    np.savez(root / "refiner-samples.npz", **samples)
+    onnx = root / "adapted-refiner.onnx"
+    figures = train_refiner(
+        [root / "refiner-samples.npz"],
+        onnx,
+        epochs=epochs,
+        batch=REFINER_BATCH,
+        lr=REFINER_LR,
+        val_share=0.0,  # so few frames: validate on what is trained on
+        log=log,
+        device=device,
+        start_from=Path(base_refiner),
+    )
+    card = {
+        "base": str(base_refiner),
+        "frames": [u[0] for u in used],
+        "skipped": skipped,
+        "epochs": epochs,
+        "lr": REFINER_LR,
+        "samples": len(samples["is_base"]),
+        "positives": positives,
+        "fit": figures,
+    }
     onnx.with_suffix(".card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return {"onnx": str(onnx), **card}

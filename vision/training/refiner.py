@@ -53,13 +53,20 @@ def visible_centres_in(scene: dict[str, Any], frame: TableFrame) -> npt.NDArray[
 
 def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray[Any]]:
     """Crops and labels from one rendered table (``stem``.jpg, .empty.jpg, .truth.json)."""
-    rng = np.random.default_rng(seed)
     truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
-    scene = truth["scene"]
     photo = cv2.imread(stem + ".jpg")
     empty = cv2.imread(stem + ".empty.jpg")
     lens = LensModel.load(lens_path) if Path(lens_path).is_file() else None
     frame = calibrate(empty, Layout.from_json(truth["layout"]), lens)
+    return photo_samples(photo, frame, truth["scene"], seed)
+
+
+def photo_samples(
+    photo: npt.NDArray[np.uint8], frame: TableFrame, scene: dict[str, Any], seed: int
+) -> dict[str, npt.NDArray[Any]]:
+    """Crops and labels from one photo of the table seen through ``frame``, whose true ``scene`` is known
+    (a rendered table's truth, or the scene players confirmed: vision/training/adapt.py)."""
+    rng = np.random.default_rng(seed)
     pad = CROP_PX
     view = cv2.copyMakeBorder(frame.rectify(photo, REFINER_PX_PER_IN), pad, pad, pad, pad, cv2.BORDER_CONSTANT)
     centres = visible_centres_in(scene, frame)
@@ -336,7 +343,11 @@ def validation_split(
     table, numbered from 0) drawn by ``seed``, every sample of a table on one side. A table's crops overlap
     (five per base, its neighbours in the margins), so a split by sample validates on what was trained on:
     session 34's refiner, trained on 703 tables, had 0.85 mm p95 on such a split and 1.21 mm on the held-out
-    photos. Without ``tables`` (base samples saved before session 34), a split by sample."""
+    photos. Without ``tables`` (base samples saved before session 34), a split by sample. ``val_share`` 0:
+    every sample on both sides (adapting on a few confirmed frames, none to spare)."""
+    if val_share <= 0:
+        every = np.arange(n, dtype=np.int64)
+        return every, every
     rng = np.random.default_rng(seed)
     if tables is None:
         order = rng.permutation(n)

@@ -84,8 +84,17 @@ def refiner_part(work: Path, group: int, epochs: int) -> None:
         )
         seconds = time.perf_counter() - start
         report = evaluate(held_out, detector="learned", refiner_path=result["onnx"])
+        check = result["check"]
+        verdict = (
+            ""
+            if check is None
+            else f"; its check on the last {check['frames_held_back']}: size right "
+            f"{check['base']['size_right']:.1%} -> {check['adapted']['size_right']:.1%}, centre p95 "
+            f"{check['base']['centre_mm_p95']:.2f} -> {check['adapted']['centre_mm_p95']:.2f} mm"
+        )
         print(
-            line(f"refiner adapted on {n}", report) + f"  ({seconds:.0f} s to adapt, {result['positives']} base crops)",
+            line(f"refiner adapted on {n}", report)
+            + f"  ({seconds:.0f} s to adapt, {result['positives']} base crops{verdict})",
             flush=True,
         )
 

@@ -462,9 +462,27 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         results,
         f"adapted the {' and the '.join(results)} on {len(first['frames'])} confirmed frames{skipped}\n"
         + "".join(f"  {part}: {r['onnx']}\n" for part, r in results.items())
+        + _refiner_check(results.get("refiner"))
         + f"  use them with: tablesight analyze PHOTO {options} (or watch, serve --camera, eval-vision)",
     )
     return 0
+
+
+def _refiner_check(result: dict[str, Any] | None) -> str:
+    """What adapt's check of the refiner found (vision/training/adapt.py: adapt_refiner), as lines to print."""
+    if result is None:
+        return ""
+    check = result["check"]
+    if check is None:
+        return "  (the refiner was not checked: that takes 4 confirmed frames or more)\n"
+    base, adapted = check["base"], check["adapted"]
+    helped = adapted["size_right"] >= base["size_right"] and adapted["centre_mm_p95"] <= base["centre_mm_p95"]
+    return (
+        f"  refiner checked on the last {check['frames_held_back']} frames, adapted on the others: size right "
+        f"{base['size_right']:.1%} -> {adapted['size_right']:.1%}, centre p95 {base['centre_mm_p95']:.2f} -> "
+        f"{adapted['centre_mm_p95']:.2f} mm"
+        + ("\n" if helped else "; it did not help there: more frames may, or keep the shipped refiner\n")
+    )
 
 
 @contextlib.contextmanager

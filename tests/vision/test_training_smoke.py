@@ -75,6 +75,39 @@ def test_train_export_run_with_cv2_dnn_then_adapt(tmp_path: Path) -> None:
     assert len(json.loads(scene)["scene"]["models"]) > 0.5 * len(table.scene["models"])
 
 
+def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: Path) -> None:
+    """Issue 6: adapt to the players' table. From 4 confirmed frames of one group's table on, the base refiner
+    is first adapted on the first three and scored, beside the shipped one, on the last; then on all four."""
+    from vision.refiner import DEFAULT_REFINER
+    from vision.training.refiner import score_refiner
+
+    confirmed = tmp_path / "confirmed"
+    confirmed.mkdir()
+    webcam_lens(100_000).save(confirmed / "lens.json")
+    for k in range(4):
+        table = render_table(50_000 + k, "focal-point", rims="near-mat", group=5)
+        cv2.imwrite(str(confirmed / f"f{k}.jpg"), table.image)
+        (confirmed / f"f{k}.scene.json").write_text(json.dumps(table.scene))
+    adapted = tmp_path / "adapted"
+    args = ("--part", "refiner", "--refiner-epochs", "1", "--json")
+    result = json.loads(run("adapt", str(confirmed), "--out", str(adapted), *args, cwd=tmp_path))["refiner"]
+    check = result["check"]
+    assert check["frames_held_back"] == 1 and result["frames"] == ["f0.jpg", "f1.jpg", "f2.jpg", "f3.jpg"]
+    for figures in (check["base"], check["adapted"]):
+        assert 0.0 <= figures["size_right"] <= 1.0 and figures["centre_mm_median"] <= figures["centre_mm_p95"]
+    # the shipped refiner, scored on the last frame's crops as the check scored it
+    last = np.load(adapted / "check" / "refiner.samples.npz")  # the first three frames' crops...
+    assert int(last["table"].max()) == 2
+    whole = np.load(adapted / "adapted-refiner.samples.npz")  # ...and all four
+    held = {key: whole[key][whole["table"] == 3] for key in ("crops", "is_base", "size", "offset")}
+    assert score_refiner(DEFAULT_REFINER, held) == check["base"]
+    assert check["base"]["size_right"] > 0.5  # the shipped refiner reads most of them
+    text = run(
+        "adapt", str(confirmed), "--out", str(adapted), "--part", "refiner", "--refiner-epochs", "1", cwd=tmp_path
+    )
+    assert "refiner checked on the last 1 frames, adapted on the others: size right" in text
+
+
 def test_train_card_finder_export_and_run_with_cv2_dnn(tmp_path: Path) -> None:
     """The Flux card finder's training path, small: render 2 sessions, one epoch, ONNX, cv2.dnn, read."""
     out = run(

@@ -27,7 +27,7 @@ from geometry.shapes import base_semi_axes_in
 from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
 from vision.refiner import DEFAULT_REFINER
 from vision.training.dataset import Box, tiles, write_data_yaml
-from vision.training.refiner import photo_samples, train_refiner
+from vision.training.refiner import photo_samples, score_refiner, train_refiner
 from vision.training.train import export_onnx, train
 
 SHIPPED_WEIGHTS = DEFAULT_MODEL.with_suffix(".pt")  # the trainable twin of the shipped ONNX
@@ -149,6 +149,7 @@ def adapt(
     return {"onnx": str(onnx), **card}
 
 
+CHECK_MIN_FRAMES = 4  # from so many confirmed frames, adapting is first judged on the last quarter of them
 REFINER_LR = 0.0005  # a tenth of what the refiner is trained with from scratch: a few frames nudge it
 REFINER_BATCH = 64
 
@@ -167,7 +168,10 @@ def adapt_refiner(
     players' photos and labelled from their scenes. The refiner reads each base's size and centre from its
     rim; where the players' rims are near their mat's colour (black on a dark mat), the shipped one reads
     sizes worst (docs/vision.md, session 36), and their own table is what teaches it. The adapted ONNX goes to
-    ``out``/adapted-refiner.onnx, with its card."""
+    ``out``/adapted-refiner.onnx, with its card. From CHECK_MIN_FRAMES frames on, the card's ``check`` says
+    whether adapting helps: a refiner adapted on the first three quarters of the frames and the base one, both
+    scored on the crops of the last quarter (a few frames fit the sizes they show, and may read others worse:
+    docs/detector.md, session 37)."""
     root = Path(out).resolve()
     root.mkdir(parents=True, exist_ok=True)
     used, skipped = confirmed_frames(folder, limit)
@@ -176,23 +180,39 @@ def adapt_refiner(
         part = photo_samples(photo, frame, scene, seed=k)
         part["table"] = np.full(len(part["is_base"]), k, np.int32)
         parts.append(part)
-    samples = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    samples = _merged(parts)
     positives = int(samples["is_base"].sum())
     if not positives:
         raise ValueError(f"{folder}: the confirmed frames hold no round base to adapt the refiner on")
-    np.savez(root / "refiner-samples.npz", **samples)
+
+    def fit(frames: dict[str, npt.NDArray[Any]], onnx: Path) -> dict[str, float]:
+        np.savez(onnx.with_suffix(".samples.npz"), **frames)
+        return train_refiner(
+            [onnx.with_suffix(".samples.npz")],
+            onnx,
+            epochs=epochs,
+            batch=REFINER_BATCH,
+            lr=REFINER_LR,
+            val_share=0.0,  # so few frames: validate on what is trained on
+            log=log,
+            device=device,
+            start_from=Path(base_refiner),
+        )
+
+    # Did it help? Adapted on the first frames, judged on the last ones (a later round), beside the base refiner.
+    check = None
+    if len(parts) >= CHECK_MIN_FRAMES:
+        held = max(1, len(parts) // 4)
+        later = _merged(parts[-held:])
+        if later["is_base"].any():
+            fit(_merged(parts[:-held]), root / "check" / "refiner.onnx")
+            check = {
+                "frames_held_back": held,
+                "base": score_refiner(Path(base_refiner), later),
+                "adapted": score_refiner(root / "check" / "refiner.onnx", later),
+            }
     onnx = root / "adapted-refiner.onnx"
-    figures = train_refiner(
-        [root / "refiner-samples.npz"],
-        onnx,
-        epochs=epochs,
-        batch=REFINER_BATCH,
-        lr=REFINER_LR,
-        val_share=0.0,  # so few frames: validate on what is trained on
-        log=log,
-        device=device,
-        start_from=Path(base_refiner),
-    )
+    figures = fit(samples, onnx)
     card = {
         "base": str(base_refiner),
         "frames": [u[0] for u in used],
@@ -202,6 +222,11 @@ def adapt_refiner(
         "samples": len(samples["is_base"]),
         "positives": positives,
         "fit": figures,
+        "check": check,
     }
     onnx.with_suffix(".card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return {"onnx": str(onnx), **card}
+
+
+def _merged(parts: list[dict[str, npt.NDArray[Any]]]) -> dict[str, npt.NDArray[Any]]:
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}

@@ -429,6 +429,23 @@ def fit_network(
     return figures
 
 
+def score_refiner(onnx_path: Path, samples: dict[str, npt.NDArray[Any]]) -> dict[str, float]:
+    """An exported refiner's validation figures (base right, size right, centre error) on ``samples``
+    (photo_samples' arrays), computed with torch as training computes them."""
+    import torch
+
+    net = make_network()
+    load_onnx_weights(net, onnx_path)
+    x = torch.from_numpy(np.ascontiguousarray(samples["crops"][..., ::-1].transpose(0, 3, 1, 2)))
+    return _validate(
+        net,
+        x,
+        torch.from_numpy(samples["is_base"]),
+        torch.from_numpy(samples["size"]),
+        torch.from_numpy(samples["offset"]),
+    )
+
+
 def _validate(net: Any, x: Any, is_base: Any, size: Any, offset: Any) -> dict[str, float]:
     """Validation figures: base right, size right and centre error (mm, median and p95) on positives."""
     import torch

@@ -72,6 +72,22 @@ def test_auto_uses_the_learned_model_where_present_and_classical_otherwise(tmp_p
         make_detector("yolo")
 
 
+def test_a_given_refiner_is_the_one_the_learned_detector_runs(tmp_path: Path) -> None:
+    """Issue 6: `tablesight adapt` fits a refiner to the players' table; analyze, watch, serve and eval-vision
+    run it with --refiner. A missing one is named, never replaced by the shipped one unsaid."""
+    from vision.refiner import DEFAULT_REFINER
+
+    mine = tmp_path / "adapted-refiner.onnx"
+    mine.write_bytes(DEFAULT_REFINER.read_bytes())
+    adapted = make_detector("learned", refiner_path=mine)
+    assert isinstance(adapted, LearnedDetector) and Path(adapted.refiner_path) == mine
+    shipped = make_detector("learned")
+    assert isinstance(shipped, LearnedDetector) and Path(shipped.refiner_path) == DEFAULT_REFINER
+    assert adapted is not shipped and make_detector("auto", refiner_path=mine) is adapted  # loaded once
+    with pytest.raises(ValueError, match="base refiner .*none.onnx: no such file"):
+        make_detector("learned", refiner_path=tmp_path / "none.onnx")
+
+
 def test_a_missing_or_broken_model_is_named_in_the_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="none.onnx: no detector model there"):
         LearnedDetector(tmp_path / "none.onnx")

@@ -21,3 +21,10 @@ def test_every_table_is_validated_on_or_fitted_on_never_both() -> None:
 def test_samples_without_their_tables_are_split_by_sample() -> None:
     fit, val = validation_split(None, 1000, 0.1, seed=0)
     assert len(val) == 100 and len(fit) == 900 and not set(fit) & set(val)
+
+
+def test_no_share_validates_on_every_sample() -> None:
+    """Adapting on a few confirmed frames (vision/training/adapt.py) has none to spare: fit and validate on all."""
+    tables = np.repeat(np.arange(3), 40)
+    fit, val = validation_split(tables, len(tables), 0.0, seed=0)
+    assert list(fit) == list(val) == list(range(len(tables)))

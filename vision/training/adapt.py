@@ -186,6 +186,7 @@ def adapt_refiner(
         raise ValueError(f"{folder}: the confirmed frames hold no round base to adapt the refiner on")
 
     def fit(frames: dict[str, npt.NDArray[Any]], onnx: Path) -> dict[str, float]:
+        onnx.parent.mkdir(parents=True, exist_ok=True)
         np.savez(onnx.with_suffix(".samples.npz"), **frames)
         return train_refiner(
             [onnx.with_suffix(".samples.npz")],

@@ -440,16 +440,28 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     try:
-        from vision.training.adapt import adapt, adapt_refiner  # training code: only in this command
+        from vision.training.adapt import REFINER_MIN_FRAMES, adapt, adapt_refiner  # training code: only here
     except ImportError as error:
         raise ValueError(f"adapting needs the train extra: pip install -e '.[train]' ({error})") from error
     results: dict[str, Any] = {}
+    notes = ""
     if args.part in ("both", "detector"):
         results["detector"] = adapt(args.folder, args.out, args.epochs, args.limit, device=args.device)
-    if args.part in ("both", "refiner"):
+    frames = len(results["detector"]["frames"]) if results else None
+    if args.part == "both" and frames is not None and frames < REFINER_MIN_FRAMES:
+        notes = (
+            f"  the refiner was left as shipped: {frames} confirmed frames, it takes {REFINER_MIN_FRAMES} "
+            "(on fewer it read sizes no better on 2 of 3 tables; --part refiner adapts it anyway)\n"
+        )
+    elif args.part in ("both", "refiner"):
         results["refiner"] = adapt_refiner(
             args.folder, args.out, args.refiner_epochs, args.limit, device=args.device, log=lambda _: None
         )
+        if len(results["refiner"]["frames"]) < REFINER_MIN_FRAMES:
+            notes = (
+                f"  warning: the refiner adapted on {len(results['refiner']['frames'])} frames; on fewer than "
+                f"{REFINER_MIN_FRAMES} it read sizes no better on 2 of 3 tables (docs/detector.md, session 37)\n"
+            )
     first = next(iter(results.values()))
     skipped = "".join(f"\n  skipped {s}" for s in first["skipped"])
     options = " ".join(
@@ -463,6 +475,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         f"adapted the {' and the '.join(results)} on {len(first['frames'])} confirmed frames{skipped}\n"
         + "".join(f"  {part}: {r['onnx']}\n" for part, r in results.items())
         + _refiner_check(results.get("refiner"))
+        + notes
         + f"  use them with: tablesight analyze PHOTO {options} (or watch, serve --camera, eval-vision)",
     )
     return 0
@@ -1074,7 +1087,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["both", "detector", "refiner"],
         default="both",
         help="which network to fit to the table: the detector (minutes), the base refiner that reads each base's "
-        "size and centre (seconds to a minute), or both",
+        "size and centre (a few minutes), or both (the refiner from 20 confirmed frames on)",
     )
     ad.add_argument("--epochs", type=int, default=15, help="the detector's")
     ad.add_argument("--refiner-epochs", type=int, default=10)

@@ -1,8 +1,8 @@
 """How much `tablesight adapt` recovers on tables the shipped models never saw, from 2, 5 and 20 confirmed frames.
 Needs the train extra. Seeded; CPU.
 
-- ``--part detector`` (about 40 min): the detector, on a held-out style (flagstone mats, other team colours).
-- ``--part refiner`` (some minutes a group): the base refiner, on one group of players' table whose rims lie
+- ``--part detector``: the detector, on a held-out style (flagstone mats, other team colours).
+- ``--part refiner`` (about 15 minutes a group here): the base refiner, on one group of players' table whose rims lie
   near their mat's colour (render_table's ``group`` and ``rims='near-mat'``), where the shipped refiner reads
   sizes worst. Frames and held-out tables are of the same group (its mat, colours and bases), other games on
   it: what players confirm in one evening, and what the camera sees in their next game.

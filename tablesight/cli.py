@@ -440,7 +440,8 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     try:
-        from vision.training.adapt import REFINER_MIN_FRAMES, adapt, adapt_refiner  # training code: only here
+        # training code: only in this command
+        from vision.training.adapt import CHECK_MIN_FRAMES, REFINER_MIN_FRAMES, adapt, adapt_refiner
     except ImportError as error:
         raise ValueError(f"adapting needs the train extra: pip install -e '.[train]' ({error})") from error
     results: dict[str, Any] = {}
@@ -474,20 +475,20 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         results,
         f"adapted the {' and the '.join(results)} on {len(first['frames'])} confirmed frames{skipped}\n"
         + "".join(f"  {part}: {r['onnx']}\n" for part, r in results.items())
-        + _refiner_check(results.get("refiner"))
+        + _refiner_check(results.get("refiner"), CHECK_MIN_FRAMES)
         + notes
         + f"  use them with: tablesight analyze PHOTO {options} (or watch, serve --camera, eval-vision)",
     )
     return 0
 
 
-def _refiner_check(result: dict[str, Any] | None) -> str:
+def _refiner_check(result: dict[str, Any] | None, min_frames: int) -> str:
     """What adapt's check of the refiner found (vision/training/adapt.py: adapt_refiner), as lines to print."""
     if result is None:
         return ""
     check = result["check"]
     if check is None:
-        return "  (the refiner was not checked: that takes 4 confirmed frames or more)\n"
+        return f"  (the refiner was not checked: that takes {min_frames} confirmed frames or more)\n"
     base, adapted = check["base"], check["adapted"]
     helped = adapted["size_right"] >= base["size_right"] and adapted["centre_mm_p95"] <= base["centre_mm_p95"]
     return (
@@ -1081,7 +1082,9 @@ def build_parser() -> argparse.ArgumentParser:
         "fine-tune the shipped detector and base refiner on frames the players confirmed (train extra; CPU, minutes)",
     )
     ad.add_argument("folder", help="NAME.jpg + NAME.scene.json pairs (and lens.json if the lens was calibrated)")
-    ad.add_argument("--out", default="adapted-detector")
+    ad.add_argument(
+        "--out", default="adapted", help="where the adapted networks go (adapted.onnx, adapted-refiner.onnx)"
+    )
     ad.add_argument(
         "--part",
         choices=["both", "detector", "refiner"],

@@ -71,7 +71,8 @@ def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: 
     """Issue 6: adapt to the players' table. From 4 confirmed frames of one group's table on, the base refiner
     is first adapted on the first three and scored, beside the shipped one, on the last; then on all four."""
     from vision.refiner import DEFAULT_REFINER, ROUND_SIZES
-    from vision.training.refiner import score_refiner
+    from vision.training.adapt import confirmed_frames
+    from vision.training.refiner import photo_samples, score_refiner
 
     confirmed = tmp_path / "confirmed"
     confirmed.mkdir()
@@ -87,12 +88,15 @@ def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: 
     assert check["frames_held_back"] == 1 and result["frames"] == ["f0.jpg", "f1.jpg", "f2.jpg", "f3.jpg"]
     for figures in (check["base"], check["adapted"]):
         assert 0.0 <= figures["size_right"] <= 1.0 and figures["centre_mm_median"] <= figures["centre_mm_p95"]
-    # the shipped refiner, scored on the last frame's crops as the check scored it
-    last = np.load(adapted / "check" / "refiner.samples.npz")  # the first three frames' crops...
-    assert int(last["table"].max()) == 2
-    whole = np.load(adapted / "adapted-refiner.samples.npz")  # ...and all four
-    held = {key: whole[key][whole["table"] == 3] for key in ("crops", "is_base", "size", "offset")}
-    assert score_refiner(DEFAULT_REFINER, held) == check["base"]
+    # the shipped refiner, scored on the last frame's crops (cut as adapt cuts them) as the check scored it
+    frames, _ = confirmed_frames(confirmed)
+    name, photo, frame, scene = frames[3]
+    assert name == "f3.jpg" and score_refiner(DEFAULT_REFINER, photo_samples(photo, frame, scene, 3)) == check["base"]
+    assert sorted(p.name for p in adapted.iterdir()) == [
+        "adapted-refiner.card.json",
+        "adapted-refiner.onnx",
+        "adapted-refiner.pt",
+    ]
     assert check["base"]["size_right"] > 0.5  # the shipped refiner reads most of them
     text = run(
         "adapt", str(confirmed), "--out", str(adapted), "--part", "refiner", "--refiner-epochs", "1", cwd=tmp_path

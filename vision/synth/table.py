@@ -41,8 +41,8 @@ FIGURE_STYLES = ("blob", "varied")
 # player's rims, drawn anew per table, close to the mat's colour, as white rims on a pale mat or black on a dark
 # one: the base's outer edge barely shows and its top alone stands out).
 RIM_STYLES = ("palette", "near-mat")
-GROUP_DARK_SHARE = 0.25  # a group's table (render_table's ``group``) has a dark mat this often
 NEAR_MAT_SHARE = 0.6  # with 'near-mat', each player's rims are near the mat's colour this often
+GROUP_DARK_SHARE = 0.25  # a group's table (render_table's ``group``) has a dark mat this often
 HELD_OUT_TEAM_COLOURS_BGR = [(0, 130, 255), (190, 170, 255), (140, 140, 0), (50, 50, 50), (120, 200, 150)]
 GAMES = {
     "focal-point": (24.0, 24.0),

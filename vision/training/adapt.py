@@ -173,14 +173,14 @@ def adapt_refiner(
     sizes worst (docs/vision.md, session 36), and their own table is what teaches it. The adapted ONNX goes to
     ``out``/adapted-refiner.onnx, with its card. From CHECK_MIN_FRAMES frames on, the card's ``check`` says
     whether adapting helps: a refiner adapted on the first three quarters of the frames and the base one, both
-    scored on the crops of the last quarter (a few frames fit the sizes they show, and may read others worse:
-    docs/detector.md, session 37)."""
+    scored on the crops of the last quarter. A few frames fit the sizes they show and may read others worse,
+    and one frame held back is a weak judge of that (docs/detector.md, session 37)."""
     root = Path(out).resolve()
     root.mkdir(parents=True, exist_ok=True)
     used, skipped = confirmed_frames(folder, limit)
     parts = []
     for k, (_, photo, frame, scene) in enumerate(used):
-        part = photo_samples(photo, frame, scene, seed=k)
+        part = photo_samples(photo, frame, scene, seed=k)  # seeded by the frame's place
         part["table"] = np.full(len(part["is_base"]), k, np.int32)
         parts.append(part)
     samples = _merged(parts)
@@ -190,18 +190,22 @@ def adapt_refiner(
 
     def fit(frames: dict[str, npt.NDArray[Any]], onnx: Path) -> dict[str, float]:
         onnx.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(onnx.with_suffix(".samples.npz"), **frames)
-        return train_refiner(
-            [onnx.with_suffix(".samples.npz")],
-            onnx,
-            epochs=epochs,
-            batch=REFINER_BATCH,
-            lr=REFINER_LR,
-            val_share=0.0,  # so few frames: validate on what is trained on
-            log=log,
-            device=device,
-            start_from=Path(base_refiner),
-        )
+        crops = onnx.with_suffix(".samples.npz")  # tens of MB: gone once trained on
+        np.savez(crops, **frames)
+        try:
+            return train_refiner(
+                [crops],
+                onnx,
+                epochs=epochs,
+                batch=REFINER_BATCH,
+                lr=REFINER_LR,
+                val_share=0.0,  # so few frames: validate on what is trained on
+                log=log,
+                device=device,
+                start_from=Path(base_refiner),
+            )
+        finally:
+            crops.unlink(missing_ok=True)
 
     # Did it help? Adapted on the first frames, judged on the last ones (a later round), beside the base refiner.
     check = None
@@ -215,6 +219,7 @@ def adapt_refiner(
                 "base": score_refiner(Path(base_refiner), later),
                 "adapted": score_refiner(root / "check" / "refiner.onnx", later),
             }
+            shutil.rmtree(root / "check")
     onnx = root / "adapted-refiner.onnx"
     figures = fit(samples, onnx)
     card = {

@@ -6,8 +6,11 @@ Needs the train extra. Seeded; CPU.
   near their mat's colour (render_table's ``group`` and ``rims='near-mat'``), where the shipped refiner reads
   sizes worst. Frames and held-out tables are of the same group (its mat, colours and bases), other games on
   it: what players confirm in one evening, and what the camera sees in their next game.
+- ``--part game`` (about 5 minutes a group here): the base refiner, within one game on a group's near-mat table
+  (benchmarks/eval_live_game.py's scripted moves): adapted on the game's first 2 or 5 frames, judged on its
+  later ones, where the same armies stand elsewhere.
 
-Run: ``python benchmarks/eval_adapt.py [WORK_DIR] [--part detector|refiner] [--groups 1,2,3]``.
+Run: ``python benchmarks/eval_adapt.py [WORK_DIR] [--part detector|refiner|game] [--groups 1,2,3]``.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
+from eval_live_game import script  # beside this file: run as python benchmarks/eval_adapt.py
 
 from vision.evaluate import evaluate, render_dataset
-from vision.synth.table import render_table, webcam_lens
+from vision.synth.table import RenderedTable, render_table, webcam_lens
 from vision.training.adapt import adapt, adapt_refiner
 
 GAMES = ("focal-point", "grinding-annihilation")
 FRAME_COUNTS = (2, 5, 20)
+GAME_FRAME_COUNTS = (2, 5)  # of one game's frames: the first ones, confirmed as the game goes
 
 
 def confirmed_frames(folder: Path, count: int, seed: int, **look: Any) -> None:
@@ -99,18 +105,66 @@ def refiner_part(work: Path, group: int, epochs: int) -> None:
         )
 
 
+def game_part(work: Path, group: int, epochs: int) -> None:
+    seed = 60_000 + 1000 * group
+    look: dict[str, Any] = {"rims": "near-mat", "figures": "varied", "group": group}
+    first = render_table(seed, "grinding-annihilation", **look)
+    steps = script(first.scene, 5, np.random.default_rng(seed))  # legal moves, activation by activation
+    frames = [at for _, _, at in steps][:: max(1, len(steps) // 20)][:20]
+    confirmed, held_out = work / f"game{group}-confirmed", work / f"game{group}-held-out"
+    for folder in (confirmed, held_out):
+        folder.mkdir(parents=True, exist_ok=True)
+        webcam_lens(seed).save(folder / "lens.json")
+    for k, at in enumerate(frames):
+        if (confirmed / f"f{k:02d}.scene.json").exists() or (held_out / f"{k:05d}.truth.json").exists():
+            continue
+        table = render_table(seed, "grinding-annihilation", models_at=at, **look)
+        if k < max(GAME_FRAME_COUNTS):
+            cv2.imwrite(str(confirmed / f"f{k:02d}.jpg"), table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (confirmed / f"f{k:02d}.scene.json").write_text(json.dumps(table.scene))
+        else:
+            write_truth(held_out / f"{k:05d}", table)
+    later = len(frames) - max(GAME_FRAME_COUNTS)
+    print(f"group {group}, game {seed}: {len(steps)} activations; the game's {later} later frames", flush=True)
+    print(line("shipped refiner", evaluate(held_out, detector="learned")), flush=True)
+    for n in GAME_FRAME_COUNTS:
+        start = time.perf_counter()
+        result = adapt_refiner(confirmed, work / f"game{group}-adapted-{n}", epochs=epochs, limit=n, log=lambda _: None)
+        seconds = time.perf_counter() - start
+        report = evaluate(held_out, detector="learned", refiner_path=result["onnx"])
+        print(
+            line(f"adapted on its first {n}", report)
+            + f"  ({seconds:.0f} s to adapt, {result['positives']} base crops)",
+            flush=True,
+        )
+
+
+def write_truth(stem: Path, table: RenderedTable) -> None:
+    """A frame for eval-vision: the photo, the empty table and the truth (as vision/evaluate.py: render_one)."""
+    cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    truth = {
+        "scene": table.scene,
+        "tags": table.tags,
+        "layout": table.layout.to_json(),
+        "rim_visible": table.rim_visible,
+        "marker_visible": table.marker_visible,
+    }
+    Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("work", nargs="?", default="/tmp/tablesight-adapt", type=Path)
-    parser.add_argument("--part", choices=["detector", "refiner"], default="detector")
+    parser.add_argument("--part", choices=["detector", "refiner", "game"], default="detector")
     parser.add_argument("--groups", default="1,2,3", help="with --part refiner: the players' tables, by group")
-    parser.add_argument("--epochs", type=int, default=10, help="with --part refiner")
+    parser.add_argument("--epochs", type=int, default=10, help="with --part refiner or game")
     args = parser.parse_args()
     if args.part == "detector":
         detector_part(args.work)
         return
     for group in (int(g) for g in args.groups.split(",")):
-        refiner_part(args.work, group, args.epochs)
+        (refiner_part if args.part == "refiner" else game_part)(args.work, group, args.epochs)
 
 
 if __name__ == "__main__":

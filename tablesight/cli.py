@@ -452,7 +452,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     if args.part == "both" and frames is not None and frames < REFINER_MIN_FRAMES:
         notes = (
             f"  the refiner was left as shipped: {frames} confirmed frames, it takes {REFINER_MIN_FRAMES} "
-            "(on fewer it read sizes no better on 2 of 3 tables; --part refiner adapts it anyway)\n"
+            "(on fewer it read sizes no better on 2 of 3 tables in other games; in the game the frames come from, "
+            "2 were enough: --part refiner adapts it)\n"
         )
     elif args.part in ("both", "refiner"):
         results["refiner"] = adapt_refiner(
@@ -461,7 +462,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         if len(results["refiner"]["frames"]) < REFINER_MIN_FRAMES:
             notes = (
                 f"  warning: the refiner adapted on {len(results['refiner']['frames'])} frames; on fewer than "
-                f"{REFINER_MIN_FRAMES} it read sizes no better on 2 of 3 tables (docs/detector.md, session 37)\n"
+                f"{REFINER_MIN_FRAMES} it read sizes no better on 2 of 3 tables in other games: use it for the game "
+                "its frames come from (docs/detector.md, session 37)\n"
             )
     first = next(iter(results.values()))
     skipped = "".join(f"\n  skipped {s}" for s in first["skipped"])

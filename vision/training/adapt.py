@@ -149,8 +149,9 @@ def adapt(
     return {"onnx": str(onnx), **card}
 
 
-# Adapted on 2 or 5 frames, the refiner read sizes no better on 2 of 3 near-mat tables (a few frames teach it the
-# sizes they show); on 20, better on all 3 (docs/detector.md, session 37). `adapt` (both parts) waits for so many.
+# Adapted on 2 or 5 frames, the refiner read sizes no better on 2 of 3 near-mat tables in other games (a few frames
+# teach it the sizes they show); on 20, better on all 3. Within the game the frames come from, 2 were enough
+# (docs/detector.md, session 37). `adapt` (both parts) waits for so many; --part refiner adapts on fewer.
 REFINER_MIN_FRAMES = 20
 CHECK_MIN_FRAMES = 4  # from so many confirmed frames, adapting is first judged on the last quarter of them
 REFINER_LR = 0.0005  # a quarter of what the refiner is trained with from scratch (0.002): a few frames nudge it

@@ -25,8 +25,8 @@ import cv2
 import numpy as np
 from eval_live_game import script  # beside this file: run as python benchmarks/eval_adapt.py
 
-from vision.evaluate import evaluate, render_dataset
-from vision.synth.table import RenderedTable, render_table, webcam_lens
+from vision.evaluate import evaluate, render_dataset, write_rendered
+from vision.synth.table import render_table, webcam_lens
 from vision.training.adapt import adapt, adapt_refiner
 
 GAMES = ("focal-point", "grinding-annihilation")
@@ -123,7 +123,7 @@ def game_part(work: Path, group: int, epochs: int) -> None:
             cv2.imwrite(str(confirmed / f"f{k:02d}.jpg"), table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
             (confirmed / f"f{k:02d}.scene.json").write_text(json.dumps(table.scene))
         else:
-            write_truth(held_out / f"{k:05d}", table)
+            write_rendered(table, held_out / f"{k:05d}")
     later = len(frames) - max(GAME_FRAME_COUNTS)
     print(f"group {group}, game {seed}: {len(steps)} activations; the game's {later} later frames", flush=True)
     print(line("shipped refiner", evaluate(held_out, detector="learned")), flush=True)
@@ -137,20 +137,6 @@ def game_part(work: Path, group: int, epochs: int) -> None:
             + f"  ({seconds:.0f} s to adapt, {result['positives']} base crops)",
             flush=True,
         )
-
-
-def write_truth(stem: Path, table: RenderedTable) -> None:
-    """A frame for eval-vision: the photo, the empty table and the truth (as vision/evaluate.py: render_one)."""
-    cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    truth = {
-        "scene": table.scene,
-        "tags": table.tags,
-        "layout": table.layout.to_json(),
-        "rim_visible": table.rim_visible,
-        "marker_visible": table.marker_visible,
-    }
-    Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
 
 
 def main() -> None:

@@ -72,7 +72,12 @@ def render_one(
 ) -> Path:
     """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
     table = render_table(seed, game, style=style, figures=figures, trees=trees, rims=rims, group=group)
-    stem = root / f"{seed:05d}"
+    return write_rendered(table, root / f"{seed:05d}")
+
+
+def write_rendered(table: RenderedTable, stem: Path) -> Path:
+    """A rendered table as eval-vision and training read it: ``stem``.jpg, .empty.jpg, .truth.json and the YOLO
+    labels (.txt); the photo's path."""
     cv2.imwrite(str(stem) + ".jpg", table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     cv2.imwrite(str(stem) + ".empty.jpg", table.empty, [cv2.IMWRITE_JPEG_QUALITY, 92])
     truth = {

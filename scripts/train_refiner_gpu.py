@@ -212,6 +212,9 @@ def main() -> int:
     parser.add_argument("--near-mat", action="store_true", help="add sets with rims near the mat's colour")
     parser.add_argument("--lr", type=float, help="the variants' learning rate (default: each variant's own)")
     parser.add_argument("--epochs", type=int, help="train each variant this many epochs (default: by the budget)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="train on the samples an earlier call left in --work (no rendering)"
+    )
     args = parser.parse_args()
     start = time.time()
     out = Path(args.out)
@@ -226,7 +229,15 @@ def main() -> int:
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    parts, described = render_and_cut(work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat)
+    if args.reuse:  # a second call on the same warm machine: its first call's samples are still in --work
+        earlier = json.loads((work / "sets.json").read_text(encoding="utf-8"))
+        parts, described = [Path(part) for part in earlier["parts"]], earlier["sets"]
+    else:
+        parts, described = render_and_cut(
+            work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat
+        )
+        record = {"parts": [str(part) for part in parts], "sets": described}
+        (work / "sets.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     job: dict[str, Any] = {"sets": described, "tables": sum(d["tables"] for d in described)}
     job["samples"] = sum(d["samples"] for d in described)
     log(f"rendered {job['tables']} tables, {job['samples']} samples")

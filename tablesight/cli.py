@@ -654,6 +654,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     start = Scene.load(args.scene).to_dict() if args.scene else None  # a bad scene fails here, clearly
     guard = GuardConfig(lan=args.lan)
     feed_factory: Any = lambda: SampleFeed(start, args.motion)  # noqa: E731
+    adapting = None
     if args.camera is not None:
         from vision.analyze import make_detector
         from vision.live.sources import open_source
@@ -665,8 +666,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
         detector = make_detector("auto", args.model, args.refiner)  # a missing model fails here, clearly
         feed_factory = lambda: CameraFeed(  # noqa: E731
-            lambda: open_source(args.camera), layout, f"camera {args.camera}", args.game, lens, players, detector
+            lambda: open_source(args.camera),
+            layout,
+            f"camera {args.camera}",
+            args.game,
+            lens,
+            players,
+            detector,
+            args.model,
         )
+        adapting = _adapting_for(args)
     flux_factory = None
     if args.flux is not None:
         flux_factory = _flux_watch_factory(args)
@@ -682,6 +691,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         feed_factory=feed_factory,
         confirmed_dir=args.keep_frames,
         flux_factory=flux_factory,
+        adapting=adapting,
     )
     host = "0.0.0.0" if args.lan else "127.0.0.1"
     print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
@@ -689,6 +699,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"tablesight: on the network too; phones join with code {guard.join_code}", flush=True)
     uvicorn.run(create_app(config), host=host, port=args.port, log_level="warning")
     return 0
+
+
+def _adapting_for(args: argparse.Namespace) -> Any:
+    """serve --camera: the refiner adapted on each game's first confirmed rounds, where it can be."""
+    from web.refiner_adapting import RefinerAdapting, can_train
+
+    if args.adapt_after <= 0 or not args.keep_frames:
+        return None
+    if args.refiner:  # the players chose their refiner: it is not swapped under them
+        print(f"tablesight: reading with {args.refiner}; not adapting the refiner during games", flush=True)
+        return None
+    if not can_train():
+        print(
+            "tablesight: the refiner is not adapted during games: that needs the training stack "
+            "(pip install -e '.[train]')",
+            flush=True,
+        )
+        return None
+    print(f"tablesight: the refiner adapts to each game's table after {args.adapt_after} confirmed rounds", flush=True)
+    return RefinerAdapting(args.keep_frames, args.adapt_after)
 
 
 def _flux_watch_factory(args: argparse.Namespace) -> Any:
@@ -1130,6 +1160,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --camera: keep each confirmed round's photo and scene here (for tablesight adapt)",
     )
     sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
+    sv.add_argument(
+        "--adapt-after",
+        type=int,
+        default=2,
+        help="with --camera and the train extra: adapt the base refiner to the table on each game's first N "
+        "confirmed rounds, in the background, and read the rest of the game with it (0: never)",
+    )
     add_models(sv)
     sv.add_argument(
         "--flux",

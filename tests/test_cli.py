@@ -329,3 +329,27 @@ def test_eval_vision_judges_the_detector_analyze_uses(capsys: pytest.CaptureFixt
     report = json.loads(out)
     assert code == 0 and report["detector"] == "learned" and report["images"] == 9
     assert report["bases"]["recall"] > 0.95 and report["objectives"]["recall"] == 1.0
+
+
+def test_serve_adapts_the_refiner_during_camera_games_only_where_it_can(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from tablesight import cli
+    from web import refiner_adapting
+
+    def serve_args(**given: Any) -> argparse.Namespace:
+        return argparse.Namespace(**{"adapt_after": 2, "keep_frames": str(tmp_path), "refiner": None, **given})
+
+    monkeypatch.setattr(refiner_adapting, "can_train", lambda: True)
+    adapting = cli._adapting_for(serve_args())
+    assert isinstance(adapting, refiner_adapting.RefinerAdapting) and adapting.after_rounds == 2
+    assert "adapts to each game's table after 2 confirmed rounds" in capsys.readouterr().out
+    assert cli._adapting_for(serve_args(adapt_after=0)) is None
+    assert cli._adapting_for(serve_args(keep_frames="")) is None  # nothing kept: nothing to train on
+    assert cli._adapting_for(serve_args(refiner="mine.onnx")) is None  # the players' choice is not swapped
+    assert "reading with mine.onnx; not adapting" in capsys.readouterr().out
+    monkeypatch.setattr(refiner_adapting, "can_train", lambda: False)
+    assert cli._adapting_for(serve_args()) is None
+    assert "needs the training stack (pip install -e '.[train]')" in capsys.readouterr().out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -31,6 +32,7 @@ from web.corrections import CorrectionError, check_roster_correction
 from web.feeds import Feed, SampleFeed
 from web.flux_watch import MAX_COST, FluxWatch
 from web.guard import JOIN_COOKIE, Guard, GuardConfig
+from web.refiner_adapting import RefinerAdapting
 from web.rosters import RosterError
 from web.session import ConflictError, GameSession, NotFoundError
 from web.store import GameStore
@@ -124,6 +126,8 @@ class ServerConfig:
     feed_factory: Callable[[], Feed] = SampleFeed
     confirmed_dir: str | None = None  # where a camera game keeps each confirmed round's frame (for `adapt`)
     flux_factory: Callable[[], FluxWatch] | None = None  # Flux mode: pools read from a camera
+    # a camera game's refiner adapted on its first confirmed rounds (needs confirmed_dir; web/refiner_adapting.py)
+    adapting: RefinerAdapting | None = None
 
 
 class Hub:
@@ -173,7 +177,17 @@ def create_app(config: ServerConfig) -> FastAPI:
         while True:
             frame_at = time.time()
             try:
+                if config.adapting is not None and hasattr(feed, "use_refiner"):
+                    wanted = config.adapting.refiner_for(session.game_id)
+                    try:
+                        feed.use_refiner(wanted)
+                    except Exception as error:  # an adapted refiner that will not load: the shipped one goes on
+                        config.adapting.reject(session.game_id, f"{wanted}: {error}")
+                        feed.use_refiner(None)
                 scene, camera = await asyncio.to_thread(feed.next)
+                note = config.adapting.note_for(session.game_id) if config.adapting is not None else ""
+                if note:  # how the refiner stands, beside the camera's own word
+                    camera = dataclasses.replace(camera, message=f"{camera.message}; {note}")
                 if scene is not None:
                     await asyncio.to_thread(session.set_base, scene, camera)
                 else:
@@ -201,6 +215,8 @@ def create_app(config: ServerConfig) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         feed.close()
+        if config.adapting is not None:
+            config.adapting.close()
         if flux is not None:
             flux.source.close()
         store.close()
@@ -360,6 +376,8 @@ def create_app(config: ServerConfig) -> FastAPI:
             try:
                 kept = keep(scene, Path(config.confirmed_dir).expanduser(), f"game{session.game_id}-round{body.round}")
                 out["kept_frame"] = str(kept) if kept else None
+                if kept and config.adapting is not None:
+                    out["refiner"] = config.adapting.round_kept(session.game_id)
             except OSError as error:  # the round stays confirmed; only the training copy is lost
                 out["kept_frame_problem"] = str(error)
         changed_now()

@@ -40,9 +40,13 @@ class CameraFeed:
         lens: LensModel | None = None,
         players: dict[str, str] | None = None,
         detector: Detector | None = None,
+        model_path: str | Path | None = None,
     ) -> None:
         self.source = ResilientSource(opener)
         self.detector = detector if detector is not None else make_detector("auto")  # the learned model where shipped
+        self.base_detector = self.detector
+        self.model_path = model_path  # the detector's network, kept when the refiner is swapped (use_refiner)
+        self.refiner_path: Path | None = None  # an adapted refiner in use (None: the detector as given)
         self.layout = layout
         self.name = name
         self.game = game
@@ -53,6 +57,16 @@ class CameraFeed:
         self.reference: Reference | None = None
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
+
+    def use_refiner(self, refiner_path: Path | None) -> None:
+        """Read the table with this base refiner from the next frame on (web/refiner_adapting.py); None: the
+        detector the feed was given. The empty table's reference stays: it holds no refiner's reading."""
+        if refiner_path == self.refiner_path:
+            return
+        self.detector = (
+            self.base_detector if refiner_path is None else make_detector("auto", self.model_path, refiner_path)
+        )
+        self.refiner_path = refiner_path
 
     def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path | None:
         """The photo and the scene the players confirmed on it: training data for `tablesight adapt`."""

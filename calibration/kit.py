@@ -17,7 +17,14 @@ DPI = 300
 PAPER_IN = {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}
 MM = DPI / 25.4
 TOKEN_MM = 40.0
-CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+CORNER_NAMES = {
+    0: "top-left",
+    1: "top-right",
+    2: "bottom-right",
+    3: "bottom-left",
+    4: "side (first)",
+    5: "side (second)",
+}
 
 Image = npt.NDArray[np.uint8]
 
@@ -41,25 +48,27 @@ def _dashed_rect(page: Image, x0: int, y0: int, x1: int, y1: int) -> None:
             cv2.line(page, p, q, 150, 2)
 
 
-def corner_page(layout: Layout, paper: str) -> Image:
-    page = _page(paper)
-    _text(page, "tablesight corner markers - print at 100 % (check the ruler on the next page)", 90, 130, 1.1)
+def corner_pages(layout: Layout, paper: str) -> list[Image]:
+    """The layout's markers, as many pages as they take (four 3" markers fill an A4 page)."""
+    pages: list[Image] = []
     size = {m.id: m.size_in for m in layout.markers}
-    x, y = 150, 260
-    for k, marker_id in enumerate(sorted(size)):
+    x = y = 0
+    for marker_id in sorted(size):
         s = int(round(size[marker_id] * DPI))
-        if x + s + 150 > page.shape[1]:
+        if pages and x + s + 150 > pages[-1].shape[1]:
             x, y = 150, y + s + 330
-        if y + s + 200 > page.shape[0]:
-            break
+        if not pages or y + s + 200 > pages[-1].shape[0]:
+            pages.append(_page(paper))
+            _text(pages[-1], "tablesight markers - print at 100 % (check the ruler on the guide page)", 90, 130, 1.1)
+            x, y = 150, 260
+        page = pages[-1]
         page[y : y + s, x : x + s] = cv2.aruco.generateImageMarker(dictionary(), marker_id, s)
         _dashed_rect(page, x - 60, y - 60, x + s + 60, y + s + 60)
         name = CORNER_NAMES.get(marker_id, f"edge {marker_id}")
         _text(page, f"marker {marker_id}: {name}", x - 60, y + s + 120, 1.0, 2)
         _text(page, "lay it with this label toward the bottom of the view", x - 60, y + s + 170, 0.8, 2)
         x += s + 330
-        del k
-    return page
+    return pages
 
 
 def guide_page(layout: Layout, paper: str) -> Image:
@@ -71,7 +80,8 @@ def guide_page(layout: Layout, paper: str) -> Image:
         "Lay marker 0 at the table corner at the top-left of the camera's view,",
         f"1, 2, 3 clockwise. Each marker's printed square sits {0.5:g} in from both",
         "table edges, its label toward the bottom of the view.",
-        "Markers may sit anywhere along the edges if a layout file says where.",
+        "Markers may sit anywhere along the edges if a layout file says where."
+        + (" Markers 4 and 5: the middle of each long edge." if len(layout.markers) > 4 else ""),
         "Keep them flat and uncovered; a hidden marker is tolerated, two are not.",
     ]
     for k, line in enumerate(lines):
@@ -147,7 +157,7 @@ def print_kit(layout: Layout, out: str | Path, paper: str = "a4") -> list[Image]
     """Write the kit as a PDF (pages at 300 dpi, to print at 100 %). Returns the pages."""
     if paper not in PAPER_IN:
         raise ValueError(f"paper must be one of {', '.join(PAPER_IN)}, not {paper!r}")
-    pages = [corner_page(layout, paper), guide_page(layout, paper), charuco_page(paper), token_page(paper)]
+    pages = [*corner_pages(layout, paper), guide_page(layout, paper), charuco_page(paper), token_page(paper)]
     write_pdf(out, pages, DPI)
     return pages
 

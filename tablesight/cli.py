@@ -143,7 +143,7 @@ def _layout_for(args: argparse.Namespace) -> Any:
     if getattr(args, "layout", None):
         return Layout.load(args.layout)
     width, depth = _table_size(args.table)
-    return Layout.default(width, depth)
+    return Layout.default(width, depth, side_markers=getattr(args, "side_markers", False))
 
 
 def _default_layout(args: argparse.Namespace) -> bool:
@@ -369,6 +369,7 @@ def cmd_render_tables(args: argparse.Namespace) -> int:
         trees=args.trees,
         rims=args.rims,
         group=args.group,
+        side_markers=args.side_markers,
     )
     _emit(
         args,
@@ -923,6 +924,12 @@ def build_parser() -> argparse.ArgumentParser:
             "--table", default="24x24", help="table size WIDTHxDEPTH in inches (default layout: markers in the corners)"
         )
         command.add_argument("--layout", default=None, help="layout file: where each marker lies on the table")
+        command.add_argument(
+            "--side-markers",
+            action="store_true",
+            help="the default layout with two more markers (ids 4, 5) at the middle of the long edges: a truer table "
+            "map on large tables seen at a tilt (print them with print-kit --side-markers)",
+        )
         command.add_argument("--lens", default=None, help="lens file from calibrate-lens")
 
     cal = add("calibrate", "calibrate the table from a photo of its markers; print the report and save it")
@@ -950,6 +957,12 @@ def build_parser() -> argparse.ArgumentParser:
     kit = add("print-kit", "write the printable calibration kit (PDF)")
     kit.add_argument("--table", default="24x24")
     kit.add_argument("--layout", default=None)
+    kit.add_argument(
+        "--side-markers",
+        action="store_true",
+        help="two more markers at the middle of the long edges (for large tables; then give analyze, watch and "
+        "serve --side-markers too)",
+    )
     kit.add_argument("--paper", choices=["a4", "letter"], default="a4")
     kit.add_argument("--out", default="kit.pdf")
     kit.set_defaults(run=cmd_print_kit)
@@ -1008,6 +1021,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="every table on one group of players' mat, in their colours, whatever its seed (a number naming the "
         "group): frames to adapt on and to measure adapting with",
+    )
+    rt.add_argument(
+        "--side-markers", action="store_true", help="the kit's two more markers at the middle of the long edges"
     )
     rt.set_defaults(run=cmd_render_tables)
 

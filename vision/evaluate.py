@@ -44,11 +44,13 @@ def render_dataset(
     trees: bool = False,
     rims: str = "palette",
     group: int | None = None,
+    side_markers: bool = False,
 ) -> list[Path]:
     """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out.
     ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES);
     ``trees``: woods carry trees; ``rims``: 'palette' or 'near-mat' (vision/synth/table.py: RIM_STYLES);
-    ``group``: every table on one group of players' mat, in their colours (render_table's ``group``)."""
+    ``group``: every table on one group of players' mat, in their colours (render_table's ``group``);
+    ``side_markers``: the kit's two markers at the middle of the long edges too (Layout.default's)."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
@@ -56,7 +58,8 @@ def render_dataset(
     lens = webcam_lens(seed)
     lens.save(root / "lens.json")
     for k in range(count):
-        written.append(render_one(root, seed + k, games[k % len(games)], style, figures, trees, rims, group))
+        game = games[k % len(games)]
+        written.append(render_one(root, seed + k, game, style, figures, trees, rims, group, side_markers))
     return written
 
 
@@ -69,9 +72,11 @@ def render_one(
     trees: bool = False,
     rims: str = "palette",
     group: int | None = None,
+    side_markers: bool = False,
 ) -> Path:
     """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
-    table = render_table(seed, game, style=style, figures=figures, trees=trees, rims=rims, group=group)
+    look = {"style": style, "figures": figures, "trees": trees, "rims": rims, "group": group}
+    table = render_table(seed, game, **look, side_markers=side_markers)
     return write_rendered(table, root / f"{seed:05d}")
 
 

@@ -281,3 +281,25 @@ def test_small_blurred_markers_are_not_taken_for_moved_ones() -> None:
         frame = calibrate(photo, layout, lens)
         assert frame.quality is not None and all(c.inlier for c in frame.quality.marker_checks)
         assert real_error_in(frame, camera, np.random.default_rng(4)) < 0.05
+
+
+def test_side_markers_sit_mid_long_edge_and_the_kit_prints_all_six(tmp_path: Path) -> None:
+    from calibration.fiducials import detect_markers
+    from calibration.kit import DPI, print_kit
+
+    six = Layout.default(44, 60, side_markers=True)
+    placed = {m.id: (m.x_in, m.y_in, m.size_in) for m in six.markers}
+    # 3" markers on a table over 36", 0.5" in from the edges: the long edges are the 60" ones (x = 0 and 44)
+    assert placed[4] == (2.0, 30.0, 3.0) and placed[5] == (42.0, 30.0, 3.0)
+    assert {i: placed[i] for i in range(4)} == {
+        m.id: (m.x_in, m.y_in, m.size_in) for m in Layout.default(44, 60).markers
+    }
+    wide = Layout.default(60, 44, side_markers=True).by_id()
+    assert (wide[4].x_in, wide[4].y_in, wide[5].y_in) == (30.0, 2.0, 42.0)
+    assert Layout.from_json(six.to_json()) == six
+    pages = print_kit(six, tmp_path / "kit.pdf", "a4")
+    # Four 3" markers fill an A4 page: the other two go on a page of their own, none left out.
+    assert (tmp_path / "kit.pdf").read_bytes().count(b"/Type /Page ") == 5
+    found = {i: c for page in pages[:2] for i, c in detect_markers(page).items()}
+    assert set(found) == {0, 1, 2, 3, 4, 5}
+    assert np.linalg.norm(found[5][1] - found[5][0]) == pytest.approx(3.0 * DPI, abs=3)

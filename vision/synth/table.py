@@ -404,6 +404,7 @@ def render_table(
     trees: bool = False,
     rims: str = "palette",
     group: int | None = None,
+    side_markers: bool = False,
 ) -> RenderedTable:
     """One seeded photo of a table for ``game``, by one webcam (fixed lens) placed anew each time.
     ``hard``: 'crowded', 'dark', 'hills', 'occluded', or None (drawn at random).
@@ -427,7 +428,7 @@ def render_table(
     plan = plan_table(rng, game, hard, style)
     table, tags, team = plan.table, plan.tags, plan.team
     terrain, objectives, units, models = plan.terrain, plan.objectives, plan.units, plan.models
-    layout = Layout.default(*table)
+    layout = Layout.default(*table, side_markers=side_markers)  # the kit's two more markers drawn, or not
     ppi = float(min(100.0, 3000.0 / max(table)))
     border = 2.0
     h_px, w_px = int((table[1] + 2 * border) * ppi), int((table[0] + 2 * border) * ppi)

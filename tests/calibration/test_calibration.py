@@ -303,3 +303,23 @@ def test_side_markers_sit_mid_long_edge_and_the_kit_prints_all_six(tmp_path: Pat
     found = {i: c for page in pages[:2] for i, c in detect_markers(page).items()}
     assert set(found) == {0, 1, 2, 3, 4, 5}
     assert np.linalg.norm(found[5][1] - found[5][0]) == pytest.approx(3.0 * DPI, abs=3)
+
+
+def test_marker_corners_are_the_meets_of_their_edges_not_pulled_by_blur_or_the_paper() -> None:
+    # Held-out table 05141 (44"x60", blurred, 3" markers about 50 px across at the far end, their paper's
+    # white margin 4 px): cornerSubPix's few pixels round each corner read them up to 2.7 px off, which put
+    # the whole table map a millimetre and more off (docs/vision.md, session 38).
+    from calibration.fiducials import _refine, detect_markers, to_gray
+    from vision.synth.table import render_table
+
+    table = render_table(5141, "grinding-annihilation")
+    found = detect_markers(table.empty)
+    assert set(found) == {0, 1, 2, 3}
+    gray = to_gray(table.empty)
+    edges, windows = [], []
+    for m in table.layout.markers:
+        true = table.camera.project(np.c_[m.corners_in(), np.zeros(4)])
+        edges += list(np.hypot(*(found[m.id] - true).T))
+        windows += list(np.hypot(*(_refine(gray, found[m.id]) - true).T))
+    assert max(windows) > 2.0  # what the corner window alone makes of them
+    assert max(edges) < 0.5 and float(np.median(edges)) < 0.15

@@ -61,11 +61,13 @@ def _edge_line(gray: npt.NDArray[np.float32], a: Corners, b: Corners, outward: C
     from the black border (inside) to the white paper (outside); None where too few points show the edge."""
     # Inside, the border is a cell of black; outside, the paper's white margin is 0.25" (0.58 of a cell on a 3"
     # marker) and then the mat: the profile stays short of the mat, and takes the paper's brightest as its white.
-    offs = np.linspace(-0.6 * cell_px, 0.45 * cell_px, 25)
+    # Samples at most 0.5 px apart: the half-way crossing is interpolated between two of them.
+    offs = np.linspace(-0.6 * cell_px, 0.45 * cell_px, max(25, int(np.ceil(1.05 * cell_px / 0.5)) + 1))
     along = a + np.linspace(0.15, 0.85, EDGE_SAMPLES)[:, None] * (b - a)  # away from the corners themselves
     xy = along[:, None, :] + offs[None, :, None] * outward[None, None, :]
     prof = cv2.remap(gray, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR)
-    lo, hi = prof[:, :5].mean(axis=1), prof[:, 12:].max(axis=1)
+    inside = offs < -0.4 * cell_px  # well inside the black border
+    lo, hi = prof[:, inside].mean(axis=1), prof[:, offs > -0.05 * cell_px].max(axis=1)
     half = (lo + hi) / 2
     points = []
     for row, mid, pt, contrast in zip(prof, half, along, hi - lo, strict=True):

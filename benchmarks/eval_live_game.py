@@ -139,7 +139,7 @@ def main() -> None:
     radius_of = {m["id"]: base_semi_axes_in(m["base"])[1] for m in scene["models"]}
     false_updates = hand_frames = 0
     recorded: list[dict[str, Any]] = []
-    expected: list[tuple[str, float]] = []
+    expected: list[tuple[str, float, tuple[float, float], tuple[float, float]]] = []  # model, length, from, to
     analyse_ms: list[float] = []
     starts_off: list[list[float]] = []  # per activation: how far each model's recorded start is from its true one
     settled_counts = [0, 0, 0]  # model-frames scored at settled frames, of those right, and on their own piece
@@ -225,7 +225,7 @@ def main() -> None:
         hand = render_table(args.seed, GAME, hard="crowded", models_at=before, lifted=frozenset(ids), hand_at=centre)
         show(noisy(hand.image), unit, True)
         truth = {k: positions[k] for k in truth}
-        expected += [(i, math.hypot(truth[i][0] - before[i][0], truth[i][1] - before[i][1])) for i in ids]
+        expected += [(i, math.dist(truth[i], before[i]), before[i], truth[i]) for i in ids]
         still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
         for _ in range(args.still_frames):
             show(noisy(still.image), unit, False)
@@ -236,7 +236,7 @@ def main() -> None:
     # Each true move against the recorded one of the same model, in order.
     errors, sigmas, missing = [], [], 0
     pending = list(recorded)
-    for mid, length in expected:
+    for mid, length, true_from, true_to in expected:
         k = next((j for j, h in enumerate(pending) if h["model"] == mid), None)
         if k is None:
             missing += 1
@@ -249,7 +249,8 @@ def main() -> None:
             h = pending[k]
             print(
                 f'  move of {mid}: true {length:.3f}", recorded {h["length_in"]:.3f}" +/- {h["length_sigma_in"]:.3f}" '
-                f"from {h['from']} to {h['to']}"
+                f"from {h['from']} to {h['to']}; truly from {np.round(true_from, 4).tolist()} to "
+                f"{np.round(true_to, 4).tolist()}"
             )
         pending.pop(k)
     print(

@@ -51,19 +51,24 @@ def _refine(gray: npt.NDArray[np.uint8], corners: Corners) -> Corners:
     return pts.reshape(4, 2).astype(np.float64)
 
 
-EDGE_SAMPLES = 24  # points along each of a marker's four outer edges
+EDGE_SAMPLES = 20  # points along each of a marker's four outer edges, or each half of a long one
+EDGE_HALVES = ((0.08, 0.5), (0.5, 0.92))  # of an edge, from its first corner: clear of the corners themselves
+WHOLE_EDGE = (0.15, 0.85)
+HALVED_EDGE_PX = 100.0  # edges longer than this are read in halves
 EDGE_MIN_CONTRAST = 20.0  # grey levels between the black border and the white paper for a point to count
 EDGE_MIN_POINTS = 6  # an edge with fewer points leaves the marker's corners as cornerSubPix put them
 
 
-def _edge_line(gray: npt.NDArray[np.float32], a: Corners, b: Corners, outward: Corners, cell_px: float) -> Any:
+def _edge_line(
+    gray: npt.NDArray[np.float32], a: Corners, b: Corners, outward: Corners, cell_px: float, span: tuple[float, float]
+) -> Any:
     """A line (point, direction) through the points along edge a-b where the profile across it crosses half-way
     from the black border (inside) to the white paper (outside); None where too few points show the edge."""
     # Inside, the border is a cell of black; outside, the paper's white margin is 0.25" (0.58 of a cell on a 3"
     # marker) and then the mat: the profile stays short of the mat, and takes the paper's brightest as its white.
     # Samples at most 0.5 px apart: the half-way crossing is interpolated between two of them.
     offs = np.linspace(-0.6 * cell_px, 0.45 * cell_px, max(25, int(np.ceil(1.05 * cell_px / 0.5)) + 1))
-    along = a + np.linspace(0.15, 0.85, EDGE_SAMPLES)[:, None] * (b - a)  # away from the corners themselves
+    along = a + np.linspace(*span, EDGE_SAMPLES)[:, None] * (b - a)
     xy = along[:, None, :] + offs[None, :, None] * outward[None, None, :]
     prof = cv2.remap(gray, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR)
     inside = offs < -0.4 * cell_px  # well inside the black border
@@ -87,22 +92,29 @@ def _edge_corners(gray: npt.NDArray[np.uint8], corners: Corners) -> Corners:
     """The corners as the meets of the marker's four outer edges, each a line fitted along its whole length.
     cornerSubPix reads a few pixels round each corner, where blur and the paper's narrow margin on a far marker
     pull it: on 80 rendered tables (seeds 5000-5039) its corners were off by 0.32 px (median), 0.56 (p95), 3.6 px
-    at worst; the edges' meets by 0.05, 0.16 and 0.39 px. Where an edge cannot be read, the corners stay."""
+    at worst; the edges' meets by 0.05, 0.17 and 0.41 px. Where an edge cannot be read, the corners stay."""
     g = gray.astype(np.float32)
     centre = corners.mean(axis=0)
     cell_px = float(np.mean(np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1))) / CELLS_ACROSS
-    lines = []
+    starts, ends = [], []  # each edge's half at its first corner, and at its second
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         t = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
         n = np.array([-t[1], t[0]])
-        line = _edge_line(g, a, b, n if n @ ((a + b) / 2 - centre) > 0 else -n, cell_px)
-        if line is None:
+        outward = n if n @ ((a + b) / 2 - centre) > 0 else -n
+        # A long edge is read in two halves, each corner from the halves next to it: a lens bends a marker's
+        # edges a little, and a line along a whole edge 300 px long (a 4K photo) missed the corners by more.
+        if float(np.linalg.norm(b - a)) > HALVED_EDGE_PX:
+            near_a, near_b = (_edge_line(g, a, b, outward, cell_px, span) for span in EDGE_HALVES)
+        else:  # a short edge bends too little to matter: one line along it all, from twice the points
+            near_a = near_b = _edge_line(g, a, b, outward, cell_px, WHOLE_EDGE)
+        if near_a is None or near_b is None:
             return corners
-        lines.append(line)
+        starts.append(near_a)
+        ends.append(near_b)
     out = np.empty((4, 2), np.float64)
     for k in range(4):  # corner k: where edge k - 1 (ending at it) meets edge k (starting at it)
-        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        (p1, d1), (p2, d2) = ends[k - 1], starts[k]
         try:
             s = np.linalg.solve(np.array([d1, -d2]).T, p2 - p1)
         except np.linalg.LinAlgError:

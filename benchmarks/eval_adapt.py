@@ -26,12 +26,18 @@ import numpy as np
 from eval_live_game import script  # beside this file: run as python benchmarks/eval_adapt.py
 
 from vision.evaluate import evaluate, render_dataset, write_rendered
-from vision.synth.table import render_table, webcam_lens
+from vision.synth.table import RenderedTable, render_table, webcam_lens
 from vision.training.adapt import adapt, adapt_refiner
 
 GAMES = ("focal-point", "grinding-annihilation")
 FRAME_COUNTS = (2, 5, 20)
 GAME_FRAME_COUNTS = (2, 5)  # of one game's frames: the first ones, confirmed as the game goes
+
+
+def write_confirmed(folder: Path, k: int, table: RenderedTable) -> None:
+    """Frame ``k`` as the page keeps a confirmed round: its photo and the (true) scene on it."""
+    cv2.imwrite(str(folder / f"f{k:02d}.jpg"), table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (folder / f"f{k:02d}.scene.json").write_text(json.dumps(table.scene))
 
 
 def confirmed_frames(folder: Path, count: int, seed: int, **look: Any) -> None:
@@ -42,9 +48,7 @@ def confirmed_frames(folder: Path, count: int, seed: int, **look: Any) -> None:
     for k in range(count):
         if (folder / f"f{k:02d}.scene.json").exists():
             continue
-        table = render_table(seed + k, GAMES[k % 2], **look)
-        cv2.imwrite(str(folder / f"f{k:02d}.jpg"), table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        (folder / f"f{k:02d}.scene.json").write_text(json.dumps(table.scene))
+        write_confirmed(folder, k, render_table(seed + k, GAMES[k % 2], **look))
 
 
 def line(name: str, r: dict[str, Any]) -> str:
@@ -120,8 +124,7 @@ def game_part(work: Path, group: int, epochs: int) -> None:
             continue
         table = render_table(seed, "grinding-annihilation", models_at=at, **look)
         if k < max(GAME_FRAME_COUNTS):
-            cv2.imwrite(str(confirmed / f"f{k:02d}.jpg"), table.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            (confirmed / f"f{k:02d}.scene.json").write_text(json.dumps(table.scene))
+            write_confirmed(confirmed, k, table)
         else:
             write_rendered(table, held_out / f"{k:05d}")
     later = len(frames) - max(GAME_FRAME_COUNTS)

@@ -73,9 +73,9 @@ class Layout:
     ) -> Layout:
         """The kit's four corner markers, 0.5" in from both edges at each corner.
         2" markers, or 3" on tables over 36" so a 720p camera still resolves them.
-        ``side_markers``: two more (SIDE_IDS), 0.5" in from the middle of each long edge. On 44"x60" tables seen
-        at a tilt the map from four corners is off by up to a millimetre in the middle of the far half; six
-        markers took the held-out centre p95 from 1.074 to 1.002 mm (docs/vision.md, session 38)."""
+        ``side_markers``: two more (SIDE_IDS), 0.5" in from the middle of each long edge. The map from four
+        corners is least sure in the middle of a tilted 44"x60" table's far half: with six markers on those tables
+        the held-out centre p95 was 0.959 mm against 0.993 (docs/calibration.md, session 38)."""
         if size_in is None:
             size_in = DEFAULT_MARKER_IN if max(width_in, depth_in) <= 36 else LARGE_MARKER_IN
         c = DEFAULT_INSET_IN + size_in / 2

@@ -9,9 +9,12 @@ import sys
 from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablesight.scene import Scene, SceneError
+
+if TYPE_CHECKING:  # imported where used: `tablesight check` should not load the web stack
+    from web.refiner_adapting import RefinerAdapting
 
 EXIT_BAD_INPUT = 2
 
@@ -702,7 +705,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _adapting_for(args: argparse.Namespace) -> Any:
+def _adapting_for(args: argparse.Namespace) -> RefinerAdapting | None:
     """serve --camera: the refiner adapted on each game's first confirmed rounds, where it can be."""
     from web.refiner_adapting import RefinerAdapting, can_train
 

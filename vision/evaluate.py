@@ -75,8 +75,9 @@ def render_one(
     side_markers: bool = False,
 ) -> Path:
     """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
-    look = {"style": style, "figures": figures, "trees": trees, "rims": rims, "group": group}
-    table = render_table(seed, game, **look, side_markers=side_markers)
+    table = render_table(
+        seed, game, style=style, figures=figures, trees=trees, rims=rims, group=group, side_markers=side_markers
+    )
     return write_rendered(table, root / f"{seed:05d}")
 
 

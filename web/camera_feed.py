@@ -79,6 +79,8 @@ class CameraFeed:
         (folder / f"{name}.scene.json").write_text(json.dumps(scene) + "\n", encoding="utf-8")
         if self.lens is not None and not (folder / "lens.json").exists():
             self.lens.save(folder / "lens.json")
+        if not (folder / "layout.json").exists():  # adapt calibrates each frame from the markers this table has
+            (folder / "layout.json").write_text(json.dumps(self.layout.to_json()) + "\n", encoding="utf-8")
         return photo
 
     def _status(self, message: str, hidden: tuple[int, ...] = (), stale: bool = False) -> CameraStatus:

@@ -67,6 +67,23 @@ def test_train_export_run_with_cv2_dnn_then_adapt(tmp_path: Path) -> None:
     LearnedDetector(adapted / "adapted.onnx").boxes(top)
 
 
+def test_kept_frames_are_calibrated_with_their_tables_own_layout(tmp_path: Path) -> None:
+    """A table with the kit's side markers (Layout.default's side_markers): the page keeps its layout beside its
+    confirmed frames, and adapt calibrates them with all six markers, not the default four."""
+    from calibration.layout import Layout
+    from vision.training.adapt import confirmed_frames
+
+    table = render_table(50_010, "grinding-annihilation", side_markers=True)
+    assert len(table.layout.markers) == 6
+    cv2.imwrite(str(tmp_path / "f0.jpg"), table.image)
+    (tmp_path / "f0.scene.json").write_text(json.dumps(table.scene))
+    ((_, _, frame, _),), _ = confirmed_frames(tmp_path)
+    assert frame.layout == Layout.default(44, 60)  # no layout kept: the kit's four corners
+    (tmp_path / "layout.json").write_text(json.dumps(table.layout.to_json()))
+    ((_, _, frame, _),), _ = confirmed_frames(tmp_path)
+    assert frame.layout == table.layout
+
+
 def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: Path) -> None:
     """Issue 6: adapt to the players' table. From 4 confirmed frames of one group's table on, the base refiner
     is first adapted on the first three and scored, beside the shipped one, on the last; then on all four."""

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from calibration.layout import Layout
 from vision.refiner import DEFAULT_REFINER
 from vision.synth.table import render_table
 from web.app import ServerConfig, create_app
@@ -128,6 +129,7 @@ def test_the_page_reads_the_game_with_the_adapted_refiner_after_two_confirmed_ro
             assert client.post("/api/roster", json={"format": "json", "text": json.dumps(roster)}).status_code == 200
         first = client.post("/api/round/confirm", json={"round": 1}).json()
         assert first["kept_frame"] == str(kept / f"game{game}-round1.jpg")
+        assert Layout.load(kept / "layout.json") == feed.layout  # adapt calibrates kept frames with this table's
         assert first["refiner"] == "refiner: adapts to this table after 2 confirmed rounds (1 so far)"
         second = client.post("/api/round/confirm", json={"round": 2}).json()
         assert "adapting to this table on 2 confirmed rounds" in second["refiner"]

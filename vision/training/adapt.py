@@ -2,8 +2,10 @@
 
 A confirmed frame is a photo of the table and the scene the players agreed it
 shows (what the referee page keeps after corrections). The folder holds
-``NAME.jpg`` with ``NAME.scene.json`` beside it, and ``lens.json`` when the
-camera's lens was calibrated. Each photo is calibrated from its own markers,
+``NAME.jpg`` with ``NAME.scene.json`` beside it, ``lens.json`` when the
+camera's lens was calibrated, and ``layout.json``, the table's markers (the
+page keeps both with its frames; without one, the kit's four corner markers on
+the scene's table are assumed). Each photo is calibrated from its own markers,
 rectified like the training data, and labelled from its scene; the shipped
 weights are then trained a few epochs at a low learning rate (as chesscog
 adapts to a new chess set from two photos).
@@ -68,6 +70,7 @@ def confirmed_frames(
     calibrated from its own markers; and those skipped, each with why."""
     src = Path(folder)
     lens = LensModel.load(src / "lens.json") if (src / "lens.json").exists() else None
+    table_layout = Layout.load(src / "layout.json") if (src / "layout.json").exists() else None
     used, skipped = [], []
     photos = sorted(p for p in src.glob("*.jpg") if (src / f"{p.stem}.scene.json").exists())
     for photo_path in photos[:limit]:
@@ -76,7 +79,7 @@ def confirmed_frames(
         if photo is None:
             skipped.append(f"{photo_path.name}: not a readable image")
             continue
-        layout = Layout.default(scene["table"]["width_in"], scene["table"]["depth_in"])
+        layout = table_layout or Layout.default(scene["table"]["width_in"], scene["table"]["depth_in"])
         try:
             frame = calibrate(photo, layout, lens)
         except CalibrationError as error:

@@ -1,0 +1,119 @@
+"""Render fresh tables on many cores and fine-tune the shipped base detector on them on a GPU, inside one time
+budget (a lent GPU machine is held for minutes, not hours).
+
+    python scripts/train_detector_gpu.py OUT_DIR [--tables 400] [--budget-s 540] [--workers 16]
+
+Two sets of ``--tables`` tables each are rendered (vision/training/dataset.py: export_dataset): blob figures
+at seed 800000 and varied figures with trees at seed 810000, all four games. The shipped weights
+(vision/models/bases-yolo11n.pt) are then fine-tuned on both as ``tablesight train-detector --from`` does
+(AdamW, cosine decay), for as long as the budget has left (ultralytics' ``time``). OUT_DIR gets best.pt,
+results.csv, the sets' summaries and job.json; export to ONNX where onnxslim is installed
+(vision/training/train.py: export_onnx) and judge it with ``tablesight eval-vision --model``.
+Needs the ``train`` extra (ultralytics); polars, which ultralytics reads its results.csv with, is not needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.detect_learned import CLASSES, DEFAULT_MODEL  # noqa: E402
+from vision.training.dataset import export_dataset  # noqa: E402
+from vision.training.train import train  # noqa: E402
+
+GAMES = ("focal-point", "grinding-annihilation", "miniature-skirmish", "onefinity")
+SETS: tuple[tuple[int, str, bool], ...] = ((800_000, "blob", False), (810_000, "varied", True))  # seed, figures, trees
+
+
+def _read_results_plain(self: Any) -> dict[str, list[Any]]:
+    """ultralytics' BaseTrainer.read_results_csv without polars (a 55 MB wheel to carry for one table)."""
+    try:
+        with open(self.csv, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        return {}
+    return {k.strip(): [float(r[k]) for r in rows] for k in (rows[0] if rows else {})}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--tables", type=int, default=400, help="tables in each of the two sets")
+    parser.add_argument("--budget-s", type=float, default=540.0, help="render and train within this")
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--lr0", type=float, default=0.001)
+    parser.add_argument("--device", default="0")
+    args = parser.parse_args()
+    start = time.monotonic()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    work = Path("/tmp/detector-gpu")
+    sets = []
+    for seed, figures, trees in SETS:
+        summary = export_dataset(
+            work / f"set{seed}", args.tables, seed, games=GAMES, workers=args.workers, figures=figures, trees=trees
+        )
+        sets.append(summary)
+        print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
+    data = work / "data.yaml"
+    data.write_text(
+        "train:\n"
+        + "".join(f"  - {work / f'set{s}' / 'train' / 'images'}\n" for s, _, _ in SETS)
+        + "val:\n"
+        + "".join(f"  - {work / f'set{s}' / 'val' / 'images'}\n" for s, _, _ in SETS)
+        + "names:\n"
+        + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
+        encoding="utf-8",
+    )
+    from ultralytics.engine.trainer import BaseTrainer
+
+    BaseTrainer.read_results_csv = _read_results_plain  # type: ignore[method-assign]
+    left_h = max(0.02, (args.budget_s - (time.monotonic() - start) - 30.0) / 3600.0)
+    extra = {
+        "lr0": args.lr0,
+        "lrf": 0.1,
+        "warmup_epochs": 0.5,
+        "optimizer": "AdamW",
+        "cos_lr": True,
+        "time": left_h,  # ultralytics fits its epochs (and the cosine) into this many hours
+    }
+    rendered_s = time.monotonic() - start
+    best = train(
+        data,
+        work,
+        epochs=200,
+        batch=args.batch,
+        device=args.device,
+        workers=args.workers,
+        weights=DEFAULT_MODEL.with_suffix(".pt"),
+        extra=extra,
+    )
+    shutil.copyfile(best, out / "best.pt")
+    shutil.copyfile(work / "run" / "results.csv", out / "results.csv")
+    job = {
+        "sets": sets,
+        "rendered_s": round(rendered_s, 1),
+        "trained_s": round(time.monotonic() - start - rendered_s, 1),
+        "from": str(DEFAULT_MODEL.with_suffix(".pt").relative_to(Path(__file__).resolve().parents[1])),
+        "settings": {
+            "batch": args.batch,
+            "imgsz": 320,
+            "device": f"cuda:{args.device}" if args.device.isdigit() else args.device,
+            **extra,
+        },
+    }
+    (out / "job.json").write_text(json.dumps(job, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(job, indent=2))
+
+
+if __name__ == "__main__":
+    main()

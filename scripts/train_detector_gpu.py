@@ -4,7 +4,7 @@ budget (a lent GPU machine is held for minutes, not hours).
     python scripts/train_detector_gpu.py OUT_DIR [--tables 400] [--budget-s 540] [--workers 16]
 
 Two sets of ``--tables`` tables each are rendered (vision/training/dataset.py: export_dataset): blob figures
-at seed 800000 and varied figures with trees at seed 810000, all four games. The shipped weights
+at seed 800000 and varied figures with trees at seed 810000 (``--seeds``), all four games. The shipped weights
 (vision/models/bases-yolo11n.pt) are then fine-tuned on both as ``tablesight train-detector --from`` does
 (AdamW, cosine decay), for as long as the budget has left (ultralytics' ``time``). OUT_DIR gets best.pt,
 results.csv, the sets' summaries and job.json; export to ONNX where onnxslim is installed
@@ -30,7 +30,7 @@ from vision.training.dataset import export_dataset  # noqa: E402
 from vision.training.train import train  # noqa: E402
 
 GAMES = ("focal-point", "grinding-annihilation", "miniature-skirmish", "onefinity")
-SETS: tuple[tuple[int, str, bool], ...] = ((800_000, "blob", False), (810_000, "varied", True))  # seed, figures, trees
+FIGURES: tuple[tuple[str, bool], ...] = (("blob", False), ("varied", True))  # each set's figures, and trees or not
 
 
 def _read_results_plain(self: Any) -> dict[str, list[Any]]:
@@ -52,13 +52,16 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--lr0", type=float, default=0.001)
     parser.add_argument("--device", default="0")
+    parser.add_argument("--seeds", default="800000,810000", help="the two sets' first seeds (blob, varied)")
     args = parser.parse_args()
+    seeds = [int(v) for v in args.seeds.split(",")]
+    sets_wanted = [(seed, figures, trees) for seed, (figures, trees) in zip(seeds, FIGURES, strict=True)]
     start = time.monotonic()
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     work = Path("/tmp/detector-gpu")
     sets = []
-    for seed, figures, trees in SETS:
+    for seed, figures, trees in sets_wanted:
         summary = export_dataset(
             work / f"set{seed}", args.tables, seed, games=GAMES, workers=args.workers, figures=figures, trees=trees
         )
@@ -67,9 +70,9 @@ def main() -> None:
     data = work / "data.yaml"
     data.write_text(
         "train:\n"
-        + "".join(f"  - {work / f'set{s}' / 'train' / 'images'}\n" for s, _, _ in SETS)
+        + "".join(f"  - {work / f'set{s}' / 'train' / 'images'}\n" for s, _, _ in sets_wanted)
         + "val:\n"
-        + "".join(f"  - {work / f'set{s}' / 'val' / 'images'}\n" for s, _, _ in SETS)
+        + "".join(f"  - {work / f'set{s}' / 'val' / 'images'}\n" for s, _, _ in sets_wanted)
         + "names:\n"
         + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
         encoding="utf-8",

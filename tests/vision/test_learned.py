@@ -29,7 +29,7 @@ from vision.detect_learned import (
 from vision.detections import Detections
 from vision.evaluate import _match
 from vision.refiner import ROUND_SIZES, Refined
-from vision.synth.table import render_table
+from vision.synth.table import RenderedTable, render_table
 from vision.training.dataset import MIN_VISIBLE, boxes_in_top_view, tile_origins, tiles
 
 
@@ -328,16 +328,21 @@ def test_a_faint_base_seen_all_round_needs_the_refiner_fairly_sure(monkeypatch: 
     assert np.hypot(strong_box.x_in[0] - base["x"], strong_box.y_in[0] - base["y"]) < 1e-9
 
 
-def test_a_new_marker_centred_on_a_base_found_there_is_that_base() -> None:
-    """Held-out 05258 (docs/vision.md, session 23): a 50 mm base two thirds under a hand was boxed "objective" at
-    0.8 or more, its centre 0.18" from the base found there, and reported as a fifth marker. A marker the set-up
-    frame lacks, centred within half a found base's short semi-axis of it, is now taken for that base."""
-    table = render_table(5258, "focal-point")
+def _markers_and_bases(seed: int, game: str) -> tuple[RenderedTable, Detections, Detections]:
+    """A rendered table and the markers and bases the shipped detector finds on its photo."""
+    table = render_table(seed, game)
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     frame = calibrate(table.empty, table.layout, lens)
     detector = LearnedDetector()
     found, _, _ = detector.detect(table.image, detector.prepare(table.empty, frame), frame)
-    markers, bases = found[found.kind == 1], found[found.kind == 0]
+    return table, found[found.kind == 1], found[found.kind == 0]
+
+
+def test_a_new_marker_centred_on_a_base_found_there_is_that_base() -> None:
+    """Held-out 05258 (docs/vision.md, session 23): a 50 mm base two thirds under a hand was boxed "objective" at
+    0.8 or more, its centre 0.18" from the base found there, and reported as a fifth marker. A marker the set-up
+    frame lacks, centred within half a found base's short semi-axis of it, is now taken for that base."""
+    table, markers, bases = _markers_and_bases(5258, "focal-point")
     truth = table.scene["objectives"]
     assert len(markers) == len(truth) == len(_markers_matched(truth, markers))
     hidden = next(m for m in table.scene["models"] if m["id"] == "u1m3")  # the base under the hand, still found
@@ -348,12 +353,7 @@ def test_a_base_the_model_boxes_only_as_a_marker_is_found_by_the_refiner() -> No
     """Held-out 05212 (docs/vision.md, session 39): a 40 mm base whose figure shows a plain orange disc from above,
     boxed "objective" and not "round" by the model trained on session 39's tables, was a sixth marker and a
     missed base. A marker the set-up frame lacks is now shown to the base refiner too."""
-    table = render_table(5212, "focal-point")
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    frame = calibrate(table.empty, table.layout, lens)
-    detector = LearnedDetector()
-    found, _, _ = detector.detect(table.image, detector.prepare(table.empty, frame), frame)
-    markers, bases = found[found.kind == 1], found[found.kind == 0]
+    table, markers, bases = _markers_and_bases(5212, "focal-point")
     truth = table.scene["objectives"]
     assert len(markers) == len(truth) == len(_markers_matched(truth, markers))
     disc = next(m for m in table.scene["models"] if m["id"] == "u2m3")

@@ -26,10 +26,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.detect_learned import CLASSES, DEFAULT_MODEL  # noqa: E402
+from vision.training.commands import TRAINING_GAMES, fine_tune_settings  # noqa: E402
 from vision.training.dataset import export_dataset  # noqa: E402
 from vision.training.train import train  # noqa: E402
 
-GAMES = ("focal-point", "grinding-annihilation", "miniature-skirmish", "onefinity")
 FIGURES: tuple[tuple[str, bool], ...] = (("blob", False), ("varied", True))  # each set's figures, and trees or not
 
 
@@ -63,7 +63,13 @@ def main() -> None:
     sets = []
     for seed, figures, trees in sets_wanted:
         summary = export_dataset(
-            work / f"set{seed}", args.tables, seed, games=GAMES, workers=args.workers, figures=figures, trees=trees
+            work / f"set{seed}",
+            args.tables,
+            seed,
+            games=TRAINING_GAMES,
+            workers=args.workers,
+            figures=figures,
+            trees=trees,
         )
         sets.append(summary)
         print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
@@ -81,14 +87,7 @@ def main() -> None:
 
     BaseTrainer.read_results_csv = _read_results_plain  # type: ignore[method-assign]
     left_h = max(0.02, (args.budget_s - (time.monotonic() - start) - 30.0) / 3600.0)
-    extra = {
-        "lr0": args.lr0,
-        "lrf": 0.1,
-        "warmup_epochs": 0.5,
-        "optimizer": "AdamW",
-        "cos_lr": True,
-        "time": left_h,  # ultralytics fits its epochs (and the cosine) into this many hours
-    }
+    extra = {**fine_tune_settings(args.lr0), "time": left_h}  # ultralytics fits epochs and cosine into ``time`` h
     rendered_s = time.monotonic() - start
     best = train(
         data,

@@ -31,7 +31,7 @@ class RefinerAdapting:
     """Adapts the refiner on each camera game's first confirmed rounds, one training at a time.
 
     ``kept_dir``: where the server keeps confirmed frames (``game{id}-round{n}.jpg`` and ``.scene.json``,
-    and the camera's ``lens.json``). ``command``: how to run the CLI (tests give a stand-in)."""
+    the camera's ``lens.json`` and the table's ``layout.json``). ``command``: how to run the CLI (tests give a stand-in)."""
 
     def __init__(
         self, kept_dir: str | Path, after_rounds: int = ADAPT_AFTER_ROUNDS, command: Sequence[str] | None = None
@@ -80,8 +80,9 @@ class RefinerAdapting:
         for photo in frames:  # this game's frames alone: other games had other armies on the table
             shutil.copyfile(photo, work / "frames" / photo.name)
             shutil.copyfile(photo.with_suffix(".scene.json"), work / "frames" / photo.with_suffix(".scene.json").name)
-        if (self.kept_dir / "lens.json").is_file():
-            shutil.copyfile(self.kept_dir / "lens.json", work / "frames" / "lens.json")
+        for name in ("lens.json", "layout.json"):  # the camera's lens and the table's markers (CameraFeed keeps them)
+            if (self.kept_dir / name).is_file():
+                shutil.copyfile(self.kept_dir / name, work / "frames" / name)
         argv = [*self.command, "adapt", str(work / "frames"), "--part", "refiner", "--out", str(work / "refiner")]
         with open(work / "adapt.log", "wb") as log:
             try:

@@ -61,6 +61,7 @@ def test_a_games_refiner_is_adapted_on_its_own_frames_once_it_has_enough(tmp_pat
     keep_round(kept, 1, 1)  # an earlier game's frame: other armies, not trained on
     keep_round(kept, 2, 1)
     (kept / "lens.json").write_text("{}")
+    (kept / "layout.json").write_text("{}")
     assert adapting.round_kept(2) == "refiner: adapts to this table after 2 confirmed rounds (1 so far)"
     assert adapting.refiner_for(2) is None and not adapting.game_dir(2).exists()
     keep_round(kept, 2, 2)
@@ -77,6 +78,7 @@ def test_a_games_refiner_is_adapted_on_its_own_frames_once_it_has_enough(tmp_pat
             "game2-round1.scene.json",
             "game2-round2.jpg",
             "game2-round2.scene.json",
+            "layout.json",
             "lens.json",
         ],
     }

@@ -5,8 +5,8 @@
 For every true base that ``eval-vision`` would count missed, the model's boxes down to a score of 0.005
 (after its per-class NMS) within half an inch of the base are looked at: "no box" (the network did not see
 it), "box < 0.02" (only below the lowest threshold any stage uses), or "box" (a box the later stages turned
-away, or a neighbour's). Prints one line per missed base, with how much of its rim the camera sees, then
-the counts. Rendered sets only (their truth says what the camera sees).
+away, or a neighbour's). Prints one line per missed base, with how much of its rim the camera sees (and, for
+renders since session 40, how many pixels show the base or its figure at all), then the counts. Rendered sets only (their truth says what the camera sees).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def main() -> None:
     lens_file = args.directory / "lens.json"
     lens = LensModel.load(lens_file) if lens_file.exists() else None
     counts: Counter[str] = Counter()
-    barely = 0
+    barely = hidden = 0
     for photo_path in sorted(args.directory.glob("*[0-9].jpg"))[: args.count]:
         stem = str(photo_path)[: -len(".jpg")]
         truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
@@ -63,6 +63,7 @@ def main() -> None:
             continue
         boxed = _proposals(*detector.boxes(frame.rectify(photo, DETECT_PX_PER_IN), 0.005))
         rim = truth.get("rim_visible", {})
+        pixels = truth.get("piece_visible_px", {})
         for m in missed:
             near = [(float(np.hypot(c[0] - m["x"], c[1] - m["y"])), name, s) for name, c, _, s in boxed]
             near = [n for n in near if n[0] < NEAR_IN]
@@ -71,13 +72,17 @@ def main() -> None:
             counts[why] += 1
             seen = rim.get(m["id"], 1.0)
             barely += seen < SEEN_RIM_SHARE
+            hidden += pixels.get(m["id"], -1) == 0
             box = f'{best[1]} {best[2]:.3f} at {best[0]:.2f}"' if best else ""
+            shown = f", {pixels[m['id']]} px of it in the photo" if m["id"] in pixels else ""
             print(
-                f"{photo_path.name} {m['id']} {m['base']}: rim seen {seen:.2f}, {why} {box} {' '.join(truth['tags'])}"
+                f"{photo_path.name} {m['id']} {m['base']}: rim seen {seen:.2f}{shown}, {why} {box} "
+                + " ".join(truth["tags"])
             )
     total = sum(counts.values())
     print(f"{total} bases missed: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     print(f"{barely} of them with less than {SEEN_RIM_SHARE:.0%} of the rim in view")
+    print(f"{hidden} of them with no pixel in the photo, of the base or its figure (renders since session 40)")
 
 
 if __name__ == "__main__":

@@ -425,6 +425,14 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
                 if b["seen"]
                 else []
             ),
+            *(
+                [
+                    f"  recall of the {b['shown']} bases with a pixel in the photo (of the base or its figure): "
+                    f"{b['recall_shown']:.1%}"
+                ]
+                if b["shown"]
+                else []
+            ),
             f"objectives: recall {report['objectives']['recall']:.1%}, precision {report['objectives']['precision']:.1%}"
             + (
                 f"; recall of the {report['objectives']['seen']} markers whose edge the camera sees a quarter of "

@@ -92,6 +92,7 @@ def write_rendered(table: RenderedTable, stem: Path) -> Path:
         "layout": table.layout.to_json(),
         "rim_visible": table.rim_visible,
         "marker_visible": table.marker_visible,
+        "piece_visible_px": table.piece_visible_px,
     }
     Path(str(stem) + ".truth.json").write_text(json.dumps(truth) + "\n", encoding="utf-8")
     Path(str(stem) + ".txt").write_text(
@@ -162,6 +163,8 @@ def evaluate(
         "obj_matched": 0,
         "bases_seen": 0,
         "bases_seen_matched": 0,
+        "bases_shown": 0,
+        "bases_shown_matched": 0,
         "obj_seen": 0,
         "obj_seen_matched": 0,
     }
@@ -198,6 +201,10 @@ def evaluate(
         # Renders since session 21 say how much of each base's rim the camera sees (vision/synth/table.py).
         rim = truth.get("rim_visible", {})
         seen = {i for i, m in enumerate(scene["models"]) if rim.get(m["id"], 0.0) >= SEEN_RIM_SHARE}
+        # ...and how many pixels show each model at all, its base or its figure (renders since session 40): a
+        # model with none, behind a wall or under a hand, cannot be found in that photo by anything
+        pixels = truth.get("piece_visible_px", {})
+        shown = {i for i, m in enumerate(scene["models"]) if pixels.get(m["id"], 0) > 0}
         # ...and how much of each objective marker's edge (renders since session 33; older ones: all seen)
         edge = truth.get("marker_visible", {})
         seen_obj = {i for i, o in enumerate(scene["objectives"]) if edge.get(o["id"], 1.0) >= SEEN_RIM_SHARE}
@@ -215,6 +222,8 @@ def evaluate(
             "obj_matched": len(obj_matches),
             "bases_seen": len(seen),
             "bases_seen_matched": sum(i in seen for i, _, _ in matches),
+            "bases_shown": len(shown),
+            "bases_shown_matched": sum(i in shown for i, _, _ in matches),
             "obj_seen": len(seen_obj),
             "obj_seen_matched": sum(i in seen_obj for i, _, _ in obj_matches),
             "total_ms": round(total_ms, 1),
@@ -247,6 +256,9 @@ def evaluate(
             # of the bases whose rim the camera sees at least SEEN_RIM_SHARE of (NaN for older renders)
             "recall_seen": ratio(totals["bases_seen_matched"], totals["bases_seen"]),
             "seen": totals["bases_seen"],
+            # of the bases with any pixel in the photo, of the base or its figure (NaN for older renders)
+            "recall_shown": ratio(totals["bases_shown_matched"], totals["bases_shown"]),
+            "shown": totals["bases_shown"],
             "precision": ratio(totals["bases_matched"], totals["bases_found"]),
             "size_accuracy": ratio(totals["size_ok"], totals["bases_matched"]),
             "team_accuracy": ratio(totals["team_ok"], totals["bases_matched"]),

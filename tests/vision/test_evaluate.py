@@ -13,15 +13,21 @@ from vision.evaluate import SEEN_RIM_SHARE, evaluate, render_dataset
 from vision.synth.table import render_table
 
 
-def test_a_hand_over_a_base_hides_its_rim_from_the_truth() -> None:
-    # The renderer records how much of each rim the camera sees, so a report can tell a miss the pixels
-    # could not show (a base under a hand) from one they could.
+def test_a_hand_over_a_base_hides_it_from_the_truth() -> None:
+    # The renderer records how much of each rim the camera sees, and how many pixels show each model at all
+    # (its base or its figure), so a report can tell a miss the pixels could not show (a base under a hand)
+    # from one they could.
     table = render_table(5010, hard="none")  # seeds 5000+: held out
     under = min(table.scene["models"], key=lambda m: np.hypot(m["x"] - 11.6, m["y"] - 8.3))  # below the camera
     assert min(table.rim_visible.values()) > 0.5  # a figure hides some of its own rim; nothing else here
+    assert min(table.piece_visible_px.values()) > 1000  # every model shows at least a base's worth of pixels
     handled = render_table(5010, hard="none", hand_at=(under["x"], under["y"]))
     assert handled.rim_visible[under["id"]] < SEEN_RIM_SHARE
     assert all(handled.rim_visible[k] <= v for k, v in table.rim_visible.items())
+    # A hand held low over the base hides all of it, figure too; only the bases under the hand lose pixels.
+    assert handled.piece_visible_px[under["id"]] == 0
+    assert all(handled.piece_visible_px[k] <= v for k, v in table.piece_visible_px.items())
+    assert sum(v < table.piece_visible_px[k] for k, v in handled.piece_visible_px.items()) <= 3
 
 
 def test_a_marker_behind_a_building_is_recorded_as_unseen() -> None:
@@ -58,6 +64,10 @@ def test_eval_vision_counts_against_the_truth(tmp_path: Path) -> None:
     seen_matched = sum(int(r["bases_seen_matched"]) for r in rows)
     assert report["bases"]["recall_seen"] == seen_matched / seen
     assert seen_matched <= matched
+    shown = sum(v > 0 for t in truths for v in t["piece_visible_px"].values())
+    assert report["bases"]["shown"] == sum(int(r["bases_shown"]) for r in rows) == shown > 0
+    assert report["bases"]["recall_shown"] == sum(int(r["bases_shown_matched"]) for r in rows) / shown
+    assert report["bases"]["recall_shown"] >= report["bases"]["recall"]
     markers_seen = sum(v >= SEEN_RIM_SHARE for t in truths for v in t["marker_visible"].values())
     assert report["objectives"]["seen"] == sum(int(r["obj_seen"]) for r in rows) == markers_seen > 0
     assert report["objectives"]["recall_seen"] == sum(int(r["obj_seen_matched"]) for r in rows) / markers_seen

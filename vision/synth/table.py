@@ -103,6 +103,9 @@ class RenderedTable:
     rim_visible: dict[str, float] = field(default_factory=dict)
     # objective id -> the share of its marker's edge the camera sees: not behind a wall, a figure or a hand
     marker_visible: dict[str, float] = field(default_factory=dict)
+    # model id -> how many of the photo's pixels show that model (its base or its figure) before the photo's
+    # effects: 0 where walls, trees, hands or other figures hide all of it, so no detector can find it there
+    piece_visible_px: dict[str, int] = field(default_factory=dict)
 
 
 def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -544,8 +547,32 @@ def render_table(
     # ---- what stands up: the bases (far to near), then figures and walls, far to near ----
     C = camera.centre_in
     solids = {m["id"]: _base_solid(m, np.random.default_rng([seed, 4, stream_of[m["id"]]])) for m in models}
-    for m in sorted(models, key=lambda m: -float(np.hypot(m["x"] - C[0], m["y"] - C[1]))):
+    owner = np.full(photo.shape[:2], -1, np.int32)  # the model each pixel shows (-1: none)
+
+    def region(points_in: npt.NDArray[np.float64]) -> tuple[slice, slice]:
+        """The photo's pixels round the image of ``points_in`` (x, y, z): what a piece drawn within them changes."""
+        px = camera.project(points_in)
+        x0, y0 = (max(0, int(v) - 4) for v in np.floor(px.min(axis=0)))
+        x1, y1 = (int(v) + 5 for v in np.ceil(px.max(axis=0)))
+        return slice(y0, max(y0, y1)), slice(x0, max(x0, x1))
+
+    def around_model(m: dict[str, Any]) -> tuple[slice, slice]:
+        # a figure leans, overhangs and reaches (up to 0.9") past its base, up to its height above it
+        r = 1.5 * max(base_semi_axes_in(m["base"])) + 1.0
+        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.c_[m["x"] + r * np.cos(ang), m["y"] + r * np.sin(ang)]
+        top = m["z"] + 0.3 + m["height_in"]
+        return region(np.r_[np.c_[ring, np.zeros(16)], np.c_[ring, np.full(16, -top)]])
+
+    def claim(box: tuple[slice, slice], before: Image, k: int) -> None:
+        """The pixels in ``box`` the last piece drawn changed now show model ``k`` (-1: a wall, a tree, a hand)."""
+        owner[box][np.any(photo[box] != before, axis=2)] = k
+
+    for k, m in sorted(enumerate(models), key=lambda km: -float(np.hypot(km[1]["x"] - C[0], km[1]["y"] - C[1]))):
+        box = around_model(m)
+        before = photo[box].copy()
         _draw_base(photo, camera, m, solids[m["id"]], team_of[m["id"]], base_colour, shadow_dir)
+        claim(box, before, k)
     ground = photo.copy()  # what stands up covers this: the rims it leaves are what the camera sees of each base
     items: list[tuple[float, str, int]] = []
     for k, t in enumerate(terrain):
@@ -562,8 +589,23 @@ def render_table(
         # Each piece draws from its own random stream: moving one model changes only that model.
         if kind == "tree":
             tree, piece = standing_trees[k]
+            ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+            ring = np.c_[
+                tree.x_in + (tree.radius_in + 0.1) * np.cos(ang), tree.y_in + (tree.radius_in + 0.1) * np.sin(ang)
+            ]
+            top = piece["height_in"] + tree.height_in
+            box = region(np.r_[np.c_[ring, np.zeros(16)], np.c_[ring, np.full(16, -top)]])
+            before = photo[box].copy()
             _draw_tree(photo, empty, camera, tree, piece["height_in"])
+            claim(box, before, -1)
             continue
+        if kind == "terrain":
+            poly = np.asarray(terrain[k]["polygon"], float)
+            n = len(poly)
+            box = region(np.r_[np.c_[poly, np.zeros(n)], np.c_[poly, np.full(n, -terrain[k]["height_in"])]])
+        else:
+            box = around_model(models[k])
+        before = photo[box].copy()
         own = np.random.default_rng([seed, 1 if kind == "terrain" else 2, index_of[kind][k]])
         if kind == "terrain":
             _draw_walls(photo, empty, camera, terrain[k], own)
@@ -571,7 +613,10 @@ def render_table(
             # Varied figures draw their shape from a stream of their own, so 'blob' renders stay as they were.
             shape = _figure_shape(np.random.default_rng([seed, 5, index_of[kind][k]])) if figures == "varied" else None
             _draw_miniature(photo, camera, models[k], own, solids[models[k]["id"]].height_in, shape)
+        claim(box, before, k if kind == "model" else -1)
     random_hand = hard == "occluded" or rng.uniform() < 0.1
+    box = (slice(None), slice(None))  # a hand reaches in from the table's edge
+    before = photo.copy()
     if hand_at is not None:
         _draw_hand(photo, camera, table, np.random.default_rng([seed, 3]), hand_at)
         tags.append("hand")
@@ -579,6 +624,9 @@ def render_table(
         _draw_hand(photo, camera, table, rng)
         if "occluded" not in tags:
             tags.append("hand")
+    claim(box, before, -1)
+    shown_px = np.bincount(owner[owner >= 0], minlength=len(models))
+    piece_visible_px = {m["id"]: int(shown_px[k]) for k, m in enumerate(models)}
     covered = np.any(photo != ground, axis=2)
     rim_visible = {m["id"]: _rim_visible(covered, camera, m, solids[m["id"]]) for m in models}
     marker_visible = {o["id"]: _edge_visible(covered, camera, _marker_ring(o)) for o in objectives}
@@ -610,7 +658,9 @@ def render_table(
     for t_ in terrain:
         poly = np.asarray(t_["polygon"], float)
         outlines.append(("terrain", t_["id"], camera.project(np.c_[poly, np.zeros(len(poly))])))
-    return RenderedTable(photo, empty, scene, camera, layout, outlines, tags, rim_visible, marker_visible)
+    return RenderedTable(
+        photo, empty, scene, camera, layout, outlines, tags, rim_visible, marker_visible, piece_visible_px
+    )
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ CENTRE_SIGMA_MM = {
     # needs 0.63 for 95 %; its facing
     # (median 0.6 degrees off, at most 4.9) moves the tips of a long oval a little more
     "oval refined, faint": 1.6,  # ...from a faint oval box or a round box the base refiner turned away (session 28)
+    "oval refined, turned": 1.6,  # ...from its box's facing turned (session 40): as unsure; too few to measure apart
     "oval": 1.6,  # an oval's box: its centre needs 1.35 for 95 %, but its edge moves with its facing too
     "marker outline": 3.2,  # an objective marker's circle fitted in the photo (few: 3; a figure's edge can pull it)
     "marker box": 0.4,  # a marker's box only (a flat disc: its box is tight; most markers are measured so)

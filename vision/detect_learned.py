@@ -78,6 +78,12 @@ OVAL_MIN_P = 0.5
 # An oval whose outline overlaps a round base's, or a surer oval's, by more than this is not there (two bases never
 # overlap): two 25 mm bases in a row can read as a 60x35 oval (tuning table 06211).
 OVAL_OVERLAP_IN = 0.1
+# An oval box the oval refiner turns away at the facing of its blob is read again from that facing turned by 45,
+# 90 and 135 degrees (OvalRefiner.measure_turned); what it finds so is measured by this, yields to any other base
+# read at its place (_one_per_base), and is as unsure as a faint oval. Held-out 05160: a 60x35 oval, two thirds
+# of its rim in view, read at P(oval) 0.04 from its blob's facing and 0.999 from a turned one. Tuning tables
+# (6200-6259, 6400-6519, near-mat 13000-13039): +1 oval on the near-mat ones, nothing else changed.
+TURNED_OVAL = "oval refined, turned"
 # Two real bases never overlap. A faint base whose disc reaches this far into a surer one's (centres closer than
 # this x the sum of their radii) is a figure's part read as a base. Tuning 6320-6519: the two such were at 0.43 and
 # 0.51, every true faint base at 1.02 or more.
@@ -400,12 +406,18 @@ class LearnedDetector:
             size, facing = _oval_shape(size_in, fg, cx, cy)
             how = "oval"
             if self._oval_refiner is not None and size in LEARNED_OVALS:
-                seen = self._oval_refiner.measure(photo, frame, [centre_in], [facing])
+                turned = False
+                if rescued:  # a faint or round box: the blob's facing only (turning it finds ovals that are not)
+                    seen = self._oval_refiner.measure(photo, frame, [centre_in], [facing])
+                else:
+                    seen, turned = self._oval_refiner.measure_turned(photo, frame, centre_in, facing, OVAL_MIN_P)
                 if seen.p_oval[0] < (OVAL_RESCUE_MIN_P if rescued else OVAL_MIN_P):
                     return None
                 size, facing, how = seen.size[0], float(seen.facing_deg[0]), "oval refined"
                 if rescued:
                     how = "oval refined, faint"  # a faint box, or a round one: less of the oval shows
+                elif turned:
+                    how = TURNED_OVAL
                 cx, cy = seen.x_in[0] * ppi - x0, seen.y_in[0] * ppi - y0
             elif rescued:
                 return None  # no refiner's word on it: a faint box alone is no oval
@@ -523,7 +535,8 @@ def _one_per_base(rows: list[tuple[Any, ...]], faint: list[bool]) -> list[tuple[
     Two real bases never overlap, so their centres are at least the sum of their semi-axes apart; a ``faint``
     one (a box under REFINED_THRESHOLD) is dropped when it reaches into a surer base (FAINT_OVERLAP)."""
     kept: list[tuple[Any, ...]] = []
-    for k in sorted(range(len(rows)), key=lambda k: -float(rows[k][7])):
+    # An oval read only from a turned facing is a second guess: it yields to every other reading of its place.
+    for k in sorted(range(len(rows)), key=lambda k: (TURNED_OVAL in rows[k][9:10], -float(rows[k][7]))):
         row = rows[k]
         reach = [(math.hypot(row[0] - o[0], row[1] - o[1]), row[3], o[3]) for o in kept if o[5] == 0]
         if row[5] == 0 and any(

@@ -123,6 +123,33 @@ class OvalRefiner:
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
         return self._read(photo, frame, again, [float(f) for f in first.facing_deg])
 
+    def measure_turned(
+        self, photo: Image, frame: TableFrame, centre_in: tuple[float, float], facing_deg: float, sure_p: float
+    ) -> tuple[OvalRefined, bool]:
+        """One oval proposal measured as ``measure`` does, and where the refiner is less than ``sure_p`` sure an
+        oval is there, measured again from the facing turned by 45, 90 and 135 degrees: the surest reading, and
+        whether it came from a turned facing. A figure across an oval can turn its blob, and the facing measured
+        on it, a right angle off; the refiner corrects a facing by some degrees, not by that."""
+        seen = self.measure(photo, frame, [centre_in], [facing_deg])
+        if seen.p_oval[0] >= sure_p or not self.says_if_oval:
+            return seen, False
+        turned = self.measure(photo, frame, [centre_in] * 3, [facing_deg + 45.0, facing_deg + 90.0, facing_deg + 135.0])
+        k = int(np.argmax(turned.p_oval))
+        if turned.p_oval[k] <= seen.p_oval[0]:
+            return seen, False
+        one = slice(k, k + 1)
+        return (
+            OvalRefined(
+                [turned.size[k]],
+                turned.p_size[one],
+                turned.x_in[one],
+                turned.y_in[one],
+                turned.facing_deg[one],
+                turned.p_oval[one],
+            ),
+            True,
+        )
+
     def _read(
         self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]], facings_deg: list[float]
     ) -> OvalRefined:

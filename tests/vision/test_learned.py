@@ -362,6 +362,41 @@ def test_a_base_the_model_boxes_only_as_a_marker_is_found_by_the_refiner() -> No
     assert str(bases.size[nearest]) == disc["base"] == "40"
 
 
+def test_an_oval_whose_blob_points_a_right_angle_off_is_read_from_a_turned_facing() -> None:
+    """Held-out 05160 (docs/vision.md, session 40): a 60x35 oval, two thirds of its rim in view, boxed "oval"; the
+    oval refiner, cropping along the facing its blob gave, said P(oval) 0.04 there and it was missed. Read again
+    from that facing turned, it says 0.999. Such a turned reading yields to any other base read at its place: on
+    held-out 05259 a 60 mm round base stays round, where a turned reading saw a 60x35 oval at P 0.97."""
+    from vision.detect_learned import TURNED_OVAL
+
+    table, _, bases = _markers_and_bases(5160, "focal-point")
+    oval = next(m for m in table.scene["models"] if m["id"] == "u4m1")
+    nearest = int(np.argmin(np.hypot(bases.x_in - oval["x"], bases.y_in - oval["y"])))
+    assert np.hypot(bases.x_in[nearest] - oval["x"], bases.y_in[nearest] - oval["y"]) < 0.25
+    assert str(bases.size[nearest]) == oval["base"] == "60x35"
+    assert str(bases.measured_by[nearest]) == TURNED_OVAL
+    assert abs((float(bases.facing_deg[nearest]) - oval["facing_deg"] + 90) % 180 - 90) < 20  # not a right angle off
+
+    table, _, bases = _markers_and_bases(5259, "grinding-annihilation")
+    round_base = next(m for m in table.scene["models"] if m["id"] == "u3m1")
+    nearest = int(np.argmin(np.hypot(bases.x_in - round_base["x"], bases.y_in - round_base["y"])))
+    assert np.hypot(bases.x_in[nearest] - round_base["x"], bases.y_in[nearest] - round_base["y"]) < 0.1
+    assert str(bases.size[nearest]) == round_base["base"] == "60"
+
+
+def test_a_turned_oval_yields_to_a_round_base_read_at_its_place() -> None:
+    from vision.detect_learned import TURNED_OVAL, _one_per_base
+
+    # (x, y, a, b, facing, kind, size, score, colour, measured by)
+    round_base = (10.0, 10.0, 1.18, 1.18, 0.0, 0, "60", 0.6, None, "refined")
+    turned = (10.2, 10.0, 1.18, 0.69, 30.0, 0, "60x35", 0.9, None, TURNED_OVAL)
+    plain = (10.2, 10.0, 1.18, 0.69, 30.0, 0, "60x35", 0.9, None, "oval refined")
+    assert _one_per_base([turned, round_base], [False, False]) == [round_base]
+    assert _one_per_base([plain, round_base], [False, False]) == [plain]  # a surer oval read plainly still wins
+    alone = (20.0, 10.0, 1.18, 0.69, 30.0, 0, "60x35", 0.9, None, TURNED_OVAL)
+    assert _one_per_base([turned, round_base, alone], [False] * 3) == [round_base, alone]
+
+
 def test_only_new_markers_nearly_centred_on_a_found_base_are_dropped() -> None:
     from vision.detect_learned import MARKER_ON_BASE, _no_marker_on_a_base
 

@@ -256,6 +256,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     from calibration.table_frame import TableFrame
     from vision.analyze import analyze, draw_overlay, make_detector
+    from vision.covered import describe
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
@@ -275,6 +276,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text = "found no bases and no objective markers (is the table empty? is --empty the right reference?)"
     else:
         text = f'found {len(scene["models"])} bases and {len(scene["objectives"])} objective markers; sigma {scene["measurement"]["sigma_in"]:.3f}"'
+    for covered in scene["measurement"].get("covered", []):
+        text += f"\n  {describe(covered)}"
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0

@@ -18,6 +18,7 @@ from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import BASE_HEIGHT_IN
 from vision.centre_sigma import centre_sigma_in
 from vision.colour import bgr_to_lab, hex_to_bgr, lab_to_bgr
+from vision.covered import covered_regions
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
@@ -237,12 +238,18 @@ def analyze(
         frame = calibrate(photo, layout, lens)
     times["calibrate_ms"] = (time.perf_counter() - start) * 1e3
     detector = detector if detector is not None else make_detector("auto")
+    estimated = reference is None and empty is None  # no empty table: the table smoothed from the photo itself
     if reference is None:
         start = time.perf_counter()
         reference = detector.prepare(empty if empty is not None else _background_estimate(photo), frame)
         times["setup_ms"] = (time.perf_counter() - start) * 1e3
     detections, det_times, top = detector.detect(photo, reference, frame)
     times.update(det_times)
+    start = time.perf_counter()
+    # What covers the table that no piece found accounts for (a hand): pieces under it cannot be seen. Only
+    # against a real empty table: one smoothed from the photo has the hand in it too.
+    covered = [] if estimated else covered_regions(top, reference.rectified, frame, detections)
+    times["covered_ms"] = (time.perf_counter() - start) * 1e3
     start = time.perf_counter()
     bases = detections[detections.kind == 0]
     markers = detections[detections.kind == 1]
@@ -304,6 +311,9 @@ def analyze(
             "sigma_in": round(typical_sigma, 5),
             "source": "camera",
             "calibration_error_in": round(calib_sigma, 5),
+            "covered": [
+                {"x": c.x_in, "y": c.y_in, "area_sq_in": c.area_sq_in, "box_in": list(c.box_in)} for c in covered
+            ],
         },
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3

@@ -22,6 +22,7 @@ from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector
+from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
@@ -123,6 +124,8 @@ class CameraFeed:
         self.last_photo = status.frame
         scene, update = self.identified.identify(result.scene)
         message = calib.message
+        for covered in result.scene["measurement"]["covered"]:  # a hand held still, a tape measure left lying
+            message = f"{message}; {describe(covered)}"
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale)

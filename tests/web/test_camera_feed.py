@@ -119,3 +119,26 @@ def test_a_model_hidden_after_its_unit_moved_stays_on_the_page_where_the_move_pu
     assert shown["m2"]["sigma_in"] > 0.45 and shown["m0"]["sigma_in"] == 0.02
     picked_up, _ = feed.identified.identify(analysed([("a", 5.0, 8.0), ("a", 7.0, 8.0)]))
     assert "m3" not in {m["id"] for m in picked_up["models"]}
+
+
+def test_a_hand_held_still_over_the_table_is_reported_on_the_page() -> None:
+    # The motion gate waits while a hand moves; one held still is analysed like the rest of the table, and the
+    # page says that something covers part of it (vision/covered.py): the base under it cannot be seen.
+    table = render_table(5010, hard="none")
+    under = min(table.scene["models"], key=lambda m: math.hypot(m["x"] - 11.6, m["y"] - 8.3))
+    handled = render_table(5010, hard="none", hand_at=(under["x"], under["y"]))
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    feed = CameraFeed(
+        lambda: IteratorSource(iter([table.empty] + [table.image] * 5 + [handled.image] * 5)),
+        table.layout,
+        "test camera",
+        "focal-point",
+        lens,
+        players,
+        make_detector("learned"),
+    )
+    statuses = [status for scene, status in (feed.next() for _ in range(11)) if scene is not None]
+    assert len(statuses) == 2  # the deployed table, then the table with the hand held still
+    assert "something covers" not in statuses[0].message
+    assert "something covers" in statuses[1].message and "pieces under it cannot be seen" in statuses[1].message

@@ -1,0 +1,124 @@
+"""Parts of the table a photo shows covered by something no piece found explains: a hand, a tape measure.
+
+A piece under a hand has no pixel in the photo (the renders' truth counts them: 18 of the held-out set's 3541
+bases, docs/vision.md, session 40), and nothing can find it there. So the analysis says where the photo differs
+from the empty table and no base, figure or marker found accounts for it: the players then know that pieces
+there may be missing, and can take the hand away and look again.
+
+Where a found base accounts for a change: its disc and a margin, drawn out away from the camera's foot as far as
+a tall figure on it leans in the top-down view (FIGURE_HEIGHT_IN x how obliquely the camera sees it there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table_frame import TableFrame
+from vision.detections import Detections
+
+Image = npt.NDArray[np.uint8]
+COVER_PX_PER_IN = 8.0  # coarse: a hand is inches across, a 25 mm base 8 px
+# BGR units between the photo and the empty table, after the light's change is taken out (as vision/detections.py:
+# SEEN_DIFF_BGR; BGR, not Lab: OpenCV's first Lab conversion in a process takes 70 ms)
+CHANGED_BGR = 35.0
+FIGURE_HEIGHT_IN = 2.5  # the tallest figure a base accounts for (the renders' reach 2.2")
+FIGURE_MARGIN_IN = 0.4  # round a base: its figure's overhang and reach, its shadow
+LIGHT_PATCH_IN = 8.0  # wider than a hand and its wrist: the light is what changed over most of such a patch
+LIGHT_SHRINK = 4  # ...measured at 2 px/in
+MIN_COVERED_SQ_IN = 4.0  # a change this large that no piece accounts for is reported (a palm is 10 or more)
+
+
+@dataclass(frozen=True)
+class Covered:
+    """A part of the table covered by something no piece found accounts for: its middle, area and bounding box
+    (x0, y0, x1, y1), in inches."""
+
+    x_in: float
+    y_in: float
+    area_sq_in: float
+    box_in: tuple[float, float, float, float]
+
+
+def covered_regions(top: Image, empty_top: Image, frame: TableFrame, found: Detections) -> list[Covered]:
+    """Where the photo's top-down view ``top`` differs from the empty table's, ``empty_top`` (each of the whole
+    table, at any scale), over MIN_COVERED_SQ_IN or more that no piece of ``found`` (in that view's inches)
+    accounts for."""
+    ppi = COVER_PX_PER_IN
+    w, h = int(round(frame.layout.width_in * ppi)), int(round(frame.layout.depth_in * ppi))
+    if h < 2 or w < 2:
+        return []
+    seen = cv2.resize(top, (w, h), interpolation=cv2.INTER_AREA)
+    empty = cv2.resize(empty_top, (w, h), interpolation=cv2.INTER_AREA)
+    diff = seen.astype(np.float64) - empty.astype(np.float64)
+    # The light changed over the table (a cloud, the camera's exposure, someone leaning over): what changed over
+    # a wide patch round each point, more than half of LIGHT_PATCH_IN across, is not a cover there.
+    diff -= _local_median(diff, int(LIGHT_PATCH_IN * ppi) | 1)
+    changed = (np.linalg.norm(diff, axis=2) > CHANGED_BGR).astype(np.uint8)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    changed[_accounted(found, frame, (h, w))] = 0
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(changed, connectivity=8)
+    return [
+        Covered(
+            round(float(centroids[k][0] + 0.5) / ppi, 2),
+            round(float(centroids[k][1] + 0.5) / ppi, 2),
+            round(float(stats[k, cv2.CC_STAT_AREA]) / ppi**2, 1),
+            (
+                round(float(stats[k, cv2.CC_STAT_LEFT]) / ppi, 2),
+                round(float(stats[k, cv2.CC_STAT_TOP]) / ppi, 2),
+                round(float(stats[k, cv2.CC_STAT_LEFT] + stats[k, cv2.CC_STAT_WIDTH]) / ppi, 2),
+                round(float(stats[k, cv2.CC_STAT_TOP] + stats[k, cv2.CC_STAT_HEIGHT]) / ppi, 2),
+            ),
+        )
+        for k in range(1, n)
+        if stats[k, cv2.CC_STAT_AREA] >= MIN_COVERED_SQ_IN * ppi**2
+    ]
+
+
+def _local_median(diff: npt.NDArray[np.float64], side_px: int) -> npt.NDArray[np.float64]:
+    """Each channel's median over the ``side_px`` square round each pixel (differences, to 0.5 of a unit),
+    taken on a view LIGHT_SHRINK times coarser (the light changes smoothly; a wide median is slow)."""
+    h, w = diff.shape[:2]
+    small = cv2.resize(diff.astype(np.float32), (max(1, w // LIGHT_SHRINK), max(1, h // LIGHT_SHRINK)), cv2.INTER_AREA)
+    shifted = np.clip(np.round(small * 2 + 128), 0, 255).astype(np.uint8)
+    side = max(3, min(side_px // LIGHT_SHRINK, 255) | 1)
+    out = np.stack([cv2.medianBlur(np.ascontiguousarray(shifted[..., c]), side) for c in range(3)], axis=2)
+    light = cv2.resize((out.astype(np.float32) - 128) / 2, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.asarray(light, np.float64)
+
+
+def _accounted(found: Detections, frame: TableFrame, shape: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    """The pixels (at COVER_PX_PER_IN) the pieces found account for: each base's disc and figure, each marker."""
+    ppi = COVER_PX_PER_IN
+    mask = np.zeros(shape, np.uint8)
+    foot = frame.camera_centre_in()
+    slopes = frame.view_slope(np.c_[found.x_in, found.y_in]) if len(found) else None
+    for k in range(len(found)):
+        x, y = float(found.x_in[k]), float(found.y_in[k])
+        reach = float(max(found.a_in[k], found.b_in[k])) + (FIGURE_MARGIN_IN if found.kind[k] == 0 else 0.2)
+        tip = (x, y)
+        if found.kind[k] == 0 and foot is not None and slopes is not None:
+            away = np.array([x - foot[0], y - foot[1]])
+            norm = float(np.hypot(*away))
+            if norm > 1e-6:
+                lean = away / norm * FIGURE_HEIGHT_IN * float(slopes[k])
+                tip = (x + float(lean[0]), y + float(lean[1]))
+        radius_px = int(np.ceil(reach * ppi))
+        ends = [(int(round(px * ppi)), int(round(py * ppi))) for px, py in ((x, y), tip)]
+        cv2.circle(mask, ends[0], radius_px, 1, -1)
+        cv2.circle(mask, ends[1], radius_px, 1, -1)
+        cv2.line(mask, ends[0], ends[1], 1, 2 * radius_px)
+    return mask.astype(bool)
+
+
+def describe(covered: dict[str, Any]) -> str:
+    """What the players are told of one part of the table a scene says is covered (``measurement.covered``)."""
+    x0, y0, x1, y1 = covered["box_in"]
+    return (
+        f'something covers {covered["area_sq_in"]:.0f} sq in of the table (x {x0:.1f}-{x1:.1f}", y {y0:.1f}-{y1:.1f}") '
+        "that no piece found accounts for (a hand?): pieces under it cannot be seen"
+    )

@@ -23,10 +23,12 @@ from vision.detections import Detections
 
 Image = npt.NDArray[np.uint8]
 COVER_PX_PER_IN = 8.0  # coarse: a hand is inches across, a 25 mm base 8 px
-# BGR units between the photo and the empty table, after the light's change is taken out (as vision/detections.py:
-# SEEN_DIFF_BGR; BGR, not Lab: OpenCV's first Lab conversion in a process takes 70 ms)
+# BGR units between the photo and the empty table, after the light's change is taken out (BGR, not Lab: OpenCV's
+# first Lab conversion in a process takes 70 ms). Tuning tables 6200-6259, 6400-6519 and near-mat 13000-13039:
+# at 30, hands seen on 52 of 52 tables and something on 1 of 168 without one (a strip at the table's edge); at 35
+# and 40, 50 of 52 and none.
 CHANGED_BGR = 35.0
-FIGURE_HEIGHT_IN = 2.5  # the tallest figure a base accounts for (the renders' reach 2.2")
+FIGURE_HEIGHT_IN = 2.5  # the tallest figure a base accounts for (the renders' stand up to 2.2")
 FIGURE_MARGIN_IN = 0.4  # round a base: its figure's overhang and reach, its shadow
 LIGHT_PATCH_IN = 8.0  # wider than a hand and its wrist: the light is what changed over most of such a patch
 LIGHT_SHRINK = 4  # ...measured at 2 px/in

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -407,6 +408,31 @@ def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -
     assert events[-1].kind == "status" and events[-1].payload["stale"]  # the folder ended: stale, no crash
     assert all(e.json_line().startswith("{") for e in events)
     assert "move" not in kinds  # nothing moved
+
+
+def test_watch_says_when_a_hand_held_still_covers_the_table(tmp_path: object) -> None:
+    # A hand held still over held-out table 5010's base is analysed like the table round it (the motion gate
+    # waits only while things move): watch says that something covers the table there, and when it is gone.
+    import cv2
+
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    table = render_table(5010, hard="none")
+    under = min(table.scene["models"], key=lambda m: math.hypot(m["x"] - 11.6, m["y"] - 8.3))
+    handled = render_table(5010, hard="none", hand_at=(under["x"], under["y"]))
+    folder = Path(str(tmp_path))
+    for k, frame in enumerate([table.empty] + [table.image] * 4 + [handled.image] * 4 + [table.image] * 4):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), frame)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    events = list(watch(lambda: FolderSource(folder), table.layout, "focal-point", lens, players))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    covers = [k for k, m in enumerate(said) if m.startswith("something covers")]
+    assert len(covers) == 1, said
+    assert said[covers[0] + 1 :].count("nothing covers the table any more") == 1
 
 
 def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from vision.analyze import Detector, analyze, make_detector
+from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
@@ -76,6 +77,7 @@ def watch(
     last_desync = ""
     last: dict[str, str] = {}
     last_message = ""
+    last_covered = ""
     stale_run = 0
     frames = 0
     while max_frames is None or frames < max_frames:
@@ -109,6 +111,10 @@ def watch(
         result = analyze(
             status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector, deployment
         )
+        covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
+        if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
+            yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
+            last_covered = covered
         found, update = identified.identify(result.scene)
         if update is not None and identified.tracker is not None:
             for entry in identified.tracker.history:

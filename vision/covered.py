@@ -72,7 +72,7 @@ def covered_regions(top: Image, empty_top: Image, frame: TableFrame, found: Dete
     # A cover reaches on over the pieces found beside it (a hand over a crowd): grown through what changed, so far.
     covered = np.isin(labels, big).astype(np.uint8)
     for _ in range(int(round(REACH_ON_IN * ppi))):
-        covered = cv2.dilate(covered, np.ones((3, 3), np.uint8)) & changed
+        covered = cv2.bitwise_and(cv2.dilate(covered, np.ones((3, 3), np.uint8)), changed)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(covered, connectivity=8)
     return [
         Covered(

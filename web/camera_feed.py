@@ -58,6 +58,7 @@ class CameraFeed:
         self.reference: Reference | None = None
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
+        self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
 
     def use_refiner(self, refiner_path: Path | None) -> None:
         """Read the table with this base refiner from the next frame on (web/refiner_adapting.py); None: the
@@ -84,9 +85,16 @@ class CameraFeed:
             (folder / "layout.json").write_text(json.dumps(self.layout.to_json()) + "\n", encoding="utf-8")
         return photo
 
-    def _status(self, message: str, hidden: tuple[int, ...] = (), stale: bool = False) -> CameraStatus:
+    def _status(
+        self, message: str, hidden: tuple[int, ...] = (), stale: bool = False, covered: bool = False
+    ) -> CameraStatus:
+        """``covered``: the table as last analysed is still what the camera shows, and what covered part of it
+        then (a hand held still) is said again, and drawn, until the next analysis."""
         seen = tuple(sorted(m.id for m in self.layout.markers if m.id not in hidden))
-        return CameraStatus(self.name, message, seen, tuple(sorted(hidden)), stale)
+        boxes = tuple(tuple(c["box_in"]) for c in self.covered) if covered else ()
+        if boxes:
+            message = "; ".join([message, *(describe(c) for c in self.covered)])
+        return CameraStatus(self.name, message, seen, tuple(sorted(hidden)), stale, boxes)
 
     def next(self) -> tuple[dict[str, Any] | None, CameraStatus]:
         status = self.source.read()
@@ -104,7 +112,7 @@ class CameraFeed:
         if gate == "moving":
             return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)
         if gate == "still":  # nothing changed since the last analysis
-            return None, self._status(calib.message, calib.hidden, calib.stale)
+            return None, self._status(calib.message, calib.hidden, calib.stale, covered=True)
         try:
             result = analyze(
                 status.frame,
@@ -123,12 +131,11 @@ class CameraFeed:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
         scene, update = self.identified.identify(result.scene)
+        self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message
-        for covered in result.scene["measurement"]["covered"]:  # a hand held still, a tape measure left lying
-            message = f"{message}; {describe(covered)}"
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
-        return scene, self._status(message, calib.hidden, calib.stale)
+        return scene, self._status(message, calib.hidden, calib.stale, covered=True)
 
     def empty_scene(self) -> dict[str, Any]:
         return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)

@@ -46,6 +46,8 @@ class CameraStatus:
     markers_seen: tuple[int, ...] = ()
     markers_hidden: tuple[int, ...] = ()
     stale: bool = False
+    # parts of the table something covers that no piece found accounts for (a hand held still): x0, y0, x1, y1
+    covered: tuple[tuple[float, float, float, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +56,7 @@ class CameraStatus:
             "markers_seen": list(self.markers_seen),
             "markers_hidden": list(self.markers_hidden),
             "stale": self.stale,
+            "covered": [list(box) for box in self.covered],
         }
 
 

@@ -230,3 +230,49 @@ def test_flux_mode_shows_the_pools_and_answers_what_they_can_pay(
         assert errors == []
     finally:
         flux.stop()
+
+
+def test_a_hand_held_still_is_drawn_where_it_covers_the_table(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # serve --camera on a folder: held-out table 5010 set up empty, deployed, then a hand held still over a base
+    # (vision/covered.py). The page draws the part of the table it covers and says pieces there cannot be seen.
+    import cv2
+    import numpy as np
+
+    from calibration.lens import LensModel
+    from vision.synth.table import render_table
+
+    folder = tmp_path_factory.mktemp("hand-frames")
+    table = render_table(5010, hard="none")
+    under = min(table.scene["models"], key=lambda m: np.hypot(m["x"] - 11.6, m["y"] - 8.3))
+    handled = render_table(5010, hard="none", hand_at=(under["x"], under["y"]))
+    for k, frame in enumerate([table.empty] + [table.image] * 4 + [handled.image] * 60):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), frame)
+    lens = folder.parent / "lens.json"
+    LensModel(table.camera.K, table.camera.dist, table.camera.size).save(lens)
+    running = Server(
+        folder.parent / "camera.sqlite",
+        "--camera",
+        str(folder),
+        "--lens",
+        str(lens),
+        "--tick",
+        "0.2",
+        "--adapt-after",
+        "0",
+    )
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(running.url)
+        page.wait_for_selector("rect.covered", timeout=60_000)
+        box = page.locator("rect.covered").first
+        x, y = float(box.get_attribute("x") or 0), float(box.get_attribute("y") or 0)
+        w, h = float(box.get_attribute("width") or 0), float(box.get_attribute("height") or 0)
+        assert x < under["x"] < x + w and y < under["y"] < y + h  # drawn in table inches, over the hidden base
+        assert "pieces under it cannot be seen" in page.inner_text("#camera")
+        assert errors == []
+    finally:
+        running.stop()

@@ -138,7 +138,15 @@ def test_a_hand_held_still_over_the_table_is_reported_on_the_page() -> None:
         players,
         make_detector("learned"),
     )
-    statuses = [status for scene, status in (feed.next() for _ in range(11)) if scene is not None]
-    assert len(statuses) == 2  # the deployed table, then the table with the hand held still
-    assert "something covers" not in statuses[0].message
-    assert "something covers" in statuses[1].message and "pieces under it cannot be seen" in statuses[1].message
+    frames = [feed.next() for _ in range(11)]
+    analysed = [k for k, (scene, _) in enumerate(frames) if scene is not None]
+    assert len(analysed) == 2  # the deployed table, then the table with the hand held still
+    deployed, handled_at = (frames[k][1] for k in analysed)
+    assert "something covers" not in deployed.message and deployed.covered == ()
+    assert "something covers" in handled_at.message and "pieces under it cannot be seen" in handled_at.message
+    # ...and it is said, and its box drawn, for as long as the camera shows that table still (not one tick only)
+    later = [status for _, status in frames[analysed[1] :]]
+    assert all("something covers" in s.message and s.covered == handled_at.covered for s in later), later
+    (x0, y0, x1, y1), *_ = handled_at.covered
+    assert x0 < under["x"] < x1 and y0 < under["y"] < y1
+    assert handled_at.to_json()["covered"] == [list(box) for box in handled_at.covered]

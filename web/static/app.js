@@ -111,6 +111,11 @@ function render(view) {
     const cy = t.polygon.reduce((sum, p) => sum + p[1], 0) / t.polygon.length;
     el("text", { x: cx, y: cy, "text-anchor": "middle", class: "label terrain-label" }, svg).textContent = `${t.id} · ${t.kind}`;
   }
+  // Parts of the table a hand (or anything the pieces found do not account for) covers: pieces may be missing there.
+  for (const [x0, y0, x1, y1] of view.camera.covered || []) {
+    const box = el("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0, class: "covered" }, svg);
+    el("title", {}, box).textContent = "something covers the table here: pieces under it cannot be seen";
+  }
   const ranges = el("g", { id: "ranges" }, svg);
   for (const o of view.objectives) {
     el("circle", { cx: o.x, cy: o.y, r: o.r_in, class: "objective", "data-kind": "objective", "data-id": o.id }, svg);

@@ -30,6 +30,7 @@ COVER_PX_PER_IN = 8.0  # coarse: a hand is inches across, a 25 mm base 8 px
 CHANGED_BGR = 35.0
 FIGURE_HEIGHT_IN = 2.5  # the tallest figure a base accounts for (the renders' stand up to 2.2")
 FIGURE_MARGIN_IN = 0.4  # round a base: its figure's overhang and reach, its shadow
+MARKER_MARGIN_IN = 0.2  # round a marker: its edge blurred, a pixel or two off
 LIGHT_PATCH_IN = 8.0  # wider than a hand and its wrist: the light is what changed over most of such a patch
 LIGHT_SHRINK = 4  # ...measured at 2 px/in
 MIN_COVERED_SQ_IN = 4.0  # a change this large that no piece accounts for is reported (a palm is 10 or more)
@@ -110,7 +111,9 @@ def _accounted(found: Detections, frame: TableFrame, shape: tuple[int, int]) -> 
     slopes = frame.view_slope(np.c_[found.x_in, found.y_in]) if len(found) else None
     for k in range(len(found)):
         x, y = float(found.x_in[k]), float(found.y_in[k])
-        reach = float(max(found.a_in[k], found.b_in[k])) + (FIGURE_MARGIN_IN if found.kind[k] == 0 else 0.2)
+        reach = float(max(found.a_in[k], found.b_in[k])) + (
+            FIGURE_MARGIN_IN if found.kind[k] == 0 else MARKER_MARGIN_IN
+        )
         tip = (x, y)
         if found.kind[k] == 0 and foot is not None and slopes is not None:
             away = np.array([x - foot[0], y - foot[1]])

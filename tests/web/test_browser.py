@@ -40,12 +40,15 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-def open_page(browser: Browser, server: Server, **context: Any) -> tuple[Page, list[str]]:
+def open_page(
+    browser: Browser, server: Server, ready: str = "ellipse[data-id=w1]", timeout_ms: float = 30_000, **context: Any
+) -> tuple[Page, list[str]]:
+    """The page, opened once ``ready`` shows (the sample game's first model), and the script errors it raises."""
     page = browser.new_page(**context)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(server.url)
-    page.wait_for_selector("ellipse[data-id=w1]")
+    page.wait_for_selector(ready, timeout=timeout_ms)
     return page, errors
 
 
@@ -202,11 +205,9 @@ def test_flux_mode_shows_the_pools_and_answers_what_they_can_pay(
         *("--lens", str(flux_files.lens)),
     )
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(flux.url)
-        page.wait_for_selector("#flux-pools tr[data-player=B]", timeout=60_000)
+        page, errors = open_page(
+            browser, flux, "#flux-pools tr[data-player=B]", 60_000, viewport={"width": 1400, "height": 900}
+        )
         for player, n in flux_files.pool_cards.items():
             row = page.inner_text(f"#flux-pools tr[data-player={player}]")
             assert page.inner_text(f"#flux-pools tr[data-player={player}] .flux-source") == str(n)
@@ -263,11 +264,7 @@ def test_a_hand_held_still_is_drawn_where_it_covers_the_table(
         "0",
     )
     try:
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(running.url)
-        page.wait_for_selector("rect.covered", timeout=60_000)
+        page, errors = open_page(browser, running, "rect.covered", 60_000, viewport={"width": 1400, "height": 900})
         box = page.locator("rect.covered").first
         x, y = float(box.get_attribute("x") or 0), float(box.get_attribute("y") or 0)
         w, h = float(box.get_attribute("width") or 0), float(box.get_attribute("height") or 0)

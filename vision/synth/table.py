@@ -556,13 +556,15 @@ def render_table(
         x1, y1 = (int(v) + 5 for v in np.ceil(px.max(axis=0)))
         return slice(y0, max(y0, y1)), slice(x0, max(x0, x1))
 
+    def around(x_in: float, y_in: float, r_in: float, top_in: float) -> tuple[slice, slice]:
+        """The photo's pixels round a standing cylinder of radius ``r_in`` from the table up to ``top_in``."""
+        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.c_[x_in + r_in * np.cos(ang), y_in + r_in * np.sin(ang)]
+        return region(np.r_[np.c_[ring, np.zeros(16)], np.c_[ring, np.full(16, -top_in)]])
+
     def around_model(m: dict[str, Any]) -> tuple[slice, slice]:
         # a figure leans, overhangs and reaches (up to 0.9") past its base, up to its height above it
-        r = 1.5 * max(base_semi_axes_in(m["base"])) + 1.0
-        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        ring = np.c_[m["x"] + r * np.cos(ang), m["y"] + r * np.sin(ang)]
-        top = m["z"] + 0.3 + m["height_in"]
-        return region(np.r_[np.c_[ring, np.zeros(16)], np.c_[ring, np.full(16, -top)]])
+        return around(m["x"], m["y"], 1.5 * max(base_semi_axes_in(m["base"])) + 1.0, m["z"] + 0.3 + m["height_in"])
 
     def claim(box: tuple[slice, slice], before: Image, k: int) -> None:
         """The pixels in ``box`` the last piece drawn changed now show model ``k`` (-1: a wall, a tree, a hand)."""
@@ -589,12 +591,7 @@ def render_table(
         # Each piece draws from its own random stream: moving one model changes only that model.
         if kind == "tree":
             tree, piece = standing_trees[k]
-            ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-            ring = np.c_[
-                tree.x_in + (tree.radius_in + 0.1) * np.cos(ang), tree.y_in + (tree.radius_in + 0.1) * np.sin(ang)
-            ]
-            top = piece["height_in"] + tree.height_in
-            box = region(np.r_[np.c_[ring, np.zeros(16)], np.c_[ring, np.full(16, -top)]])
+            box = around(tree.x_in, tree.y_in, tree.radius_in + 0.1, piece["height_in"] + tree.height_in)
             before = photo[box].copy()
             _draw_tree(photo, empty, camera, tree, piece["height_in"])
             claim(box, before, -1)
@@ -615,16 +612,16 @@ def render_table(
             _draw_miniature(photo, camera, models[k], own, solids[models[k]["id"]].height_in, shape)
         claim(box, before, k if kind == "model" else -1)
     random_hand = hard == "occluded" or rng.uniform() < 0.1
-    box = (slice(None), slice(None))  # a hand reaches in from the table's edge
-    before = photo.copy()
-    if hand_at is not None:
-        _draw_hand(photo, camera, table, np.random.default_rng([seed, 3]), hand_at)
-        tags.append("hand")
-    elif random_hand:
-        _draw_hand(photo, camera, table, rng)
-        if "occluded" not in tags:
+    if hand_at is not None or random_hand:
+        before = photo.copy()  # a hand reaches in from the table's edge: the whole photo
+        if hand_at is not None:
+            _draw_hand(photo, camera, table, np.random.default_rng([seed, 3]), hand_at)
             tags.append("hand")
-    claim(box, before, -1)
+        else:
+            _draw_hand(photo, camera, table, rng)
+            if "occluded" not in tags:
+                tags.append("hand")
+        claim((slice(None), slice(None)), before, -1)
     shown_px = np.bincount(owner[owner >= 0], minlength=len(models))
     piece_visible_px = {m["id"]: int(shown_px[k]) for k, m in enumerate(models)}
     covered = np.any(photo != ground, axis=2)

@@ -6,17 +6,23 @@ Needs the train extra. Seeded; CPU.
   near their mat's colour (render_table's ``group`` and ``rims='near-mat'``), where the shipped refiner reads
   sizes worst. Frames and held-out tables are of the same group (its mat, colours and bases), other games on
   it: what players confirm in one evening, and what the camera sees in their next game.
+- ``--part photoreal`` (about 5 minutes here, after rendering): the base refiner, on path-traced photos
+  (``tablesight render-photoreal``, after ``make photoreal-env``), the look furthest from what it was trained on
+  and the nearest to real photos. ``--confirmed DIR``: path-traced tables taken as the players' confirmed frames
+  (the first 2, 5 and 20); ``--held-out DIR[,DIR]``: other path-traced tables, never adapted on, to judge on.
 - ``--part game`` (about 5 minutes a group here): the base refiner, within one game on a group's near-mat table
   (benchmarks/eval_live_game.py's scripted moves): adapted on the game's first 2 or 5 frames, judged on its
   later ones, where the same armies stand elsewhere.
 
-Run: ``python benchmarks/eval_adapt.py [WORK_DIR] [--part detector|refiner|game] [--groups 1,2,3]``.
+Run: ``python benchmarks/eval_adapt.py [WORK_DIR] [--part detector|refiner|game|photoreal] [--groups 1,2,3]
+[--confirmed DIR --held-out DIR[,DIR]]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -142,15 +148,50 @@ def game_part(work: Path, group: int, epochs: int) -> None:
         )
 
 
+def photoreal_part(work: Path, rendered: Path, held_out: list[Path], epochs: int) -> None:
+    """Path-traced tables as confirmed frames: each photo with its true scene, as the page keeps them."""
+    confirmed = work / "photoreal-confirmed"
+    confirmed.mkdir(parents=True, exist_ok=True)
+    photos = sorted(p for p in rendered.glob("*[0-9].jpg") if p.with_suffix(".truth.json").exists())
+    if not photos:
+        raise SystemExit(f"{rendered}: no rendered photos (NAME.jpg with NAME.truth.json); render some first")
+    shutil.copyfile(rendered / "lens.json", confirmed / "lens.json")
+    for k, photo in enumerate(photos):
+        shutil.copyfile(photo, confirmed / f"f{k:02d}.jpg")
+        scene = json.loads(photo.with_suffix(".truth.json").read_text(encoding="utf-8"))["scene"]
+        (confirmed / f"f{k:02d}.scene.json").write_text(json.dumps(scene))
+    print(f"{len(photos)} path-traced tables from {rendered} as confirmed frames; judged on {len(held_out)} set(s)")
+    for folder in held_out:
+        print(line(f"shipped refiner, {folder.name}", evaluate(folder, detector="learned")), flush=True)
+    for n in (c for c in FRAME_COUNTS if c <= len(photos)):
+        start = time.perf_counter()
+        result = adapt_refiner(confirmed, work / f"photoreal-adapted-{n}", epochs=epochs, limit=n, log=lambda _: None)
+        seconds = time.perf_counter() - start
+        for folder in held_out:
+            report = evaluate(folder, detector="learned", refiner_path=result["onnx"])
+            print(
+                line(f"adapted on {n}, {folder.name}", report)
+                + f"  ({seconds:.0f} s to adapt, {result['positives']} base crops)",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("work", nargs="?", default="/tmp/tablesight-adapt", type=Path)
-    parser.add_argument("--part", choices=["detector", "refiner", "game"], default="detector")
+    parser.add_argument("--part", choices=["detector", "refiner", "game", "photoreal"], default="detector")
+    parser.add_argument("--confirmed", type=Path, help="with --part photoreal: path-traced tables to adapt on")
+    parser.add_argument("--held-out", default="", help="with --part photoreal: path-traced sets to judge on (DIR,DIR)")
     parser.add_argument("--groups", default="1,2,3", help="with --part refiner: the players' tables, by group")
     parser.add_argument("--epochs", type=int, default=10, help="with --part refiner or game")
     args = parser.parse_args()
     if args.part == "detector":
         detector_part(args.work)
+        return
+    if args.part == "photoreal":
+        if args.confirmed is None or not args.held_out:
+            parser.error("--part photoreal needs --confirmed DIR and --held-out DIR[,DIR]")
+        photoreal_part(args.work, args.confirmed, [Path(d) for d in args.held_out.split(",")], args.epochs)
         return
     for group in (int(g) for g in args.groups.split(",")):
         (refiner_part if args.part == "refiner" else game_part)(args.work, group, args.epochs)

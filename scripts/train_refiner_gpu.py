@@ -8,6 +8,11 @@ render cut short by the budget keeps the sets' balance; what was rendered is rec
 Each variant of ``VARIANTS`` is trained for as many epochs as its share of the time left allows (timed on a
 probe), exported to OUT_DIR/base-refiner-NAME.onnx, its state dict beside it (.pt). Needs the ``train`` extra.
 Run on session 34's lent H200 (docs/detector.md); on a CPU it runs too, slowly (keep --budget-s large).
+
+``--photoreal DIR[,DIR]``: path-traced tables (``tablesight render-photoreal``) cut into samples too, each base
+``--photoreal-copies`` times (other jitters), the whole counted ``--photoreal-weight`` times: the look nearest
+to real photos, where the flat-trained refiner reads sizes a step small (docs/vision.md, session 41). Render
+them on this machine first and carry them (the path tracer is slow); keep the evaluation's seeds out.
 """
 
 from __future__ import annotations
@@ -171,6 +176,48 @@ def render_and_cut(
     return parts, described
 
 
+def _photoreal_task(stem: str, lens_path: str, copies: int, seed: int) -> dict[str, Any]:
+    """One path-traced table's samples: every crop once, and each base's jittered crops ``copies`` - 1 more times."""
+    from vision.training.refiner import table_samples
+
+    parts = []
+    for c in range(copies):
+        part = table_samples(stem, lens_path, seed + 7_000_003 * c)
+        if c:  # the copies: the bases' crops with other jitters, not the negatives again
+            keep = part["is_base"] > 0.5
+            part = {key: value[keep] for key, value in part.items()}
+        parts.append(part)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def cut_photoreal(
+    directories: list[Path], out: Path, copies: int, workers: int
+) -> tuple[list[Path], list[dict[str, Any]]]:
+    """Samples from the path-traced tables in ``directories`` (each with its lens.json), one .npz for them all."""
+    jobs = []
+    for d in directories:
+        for k, photo in enumerate(sorted(d.glob("*[0-9].jpg"))):
+            if photo.with_suffix(".truth.json").exists():
+                jobs.append((str(photo)[: -len(".jpg")], str(d / "lens.json"), copies, 8_000_003 + k))
+    if not jobs:
+        raise SystemExit(f"--photoreal: no rendered tables in {', '.join(map(str, directories))}")
+    with ProcessPoolExecutor(workers, initializer=_quiet_worker) as pool:
+        done = list(pool.map(_photoreal_task, *zip(*jobs, strict=True)))
+    for k, part in enumerate(done):
+        part["table"] = np.full(len(part["is_base"]), k, np.int32)
+    merged = {key: np.concatenate([p[key] for p in done]) for key in done[0]}
+    path = out / "samples-photoreal.npz"
+    np.savez(path, **merged)
+    described = {
+        "photoreal": [str(d) for d in directories],
+        "tables": len(jobs),
+        "copies": copies,
+        "samples": len(merged["is_base"]),
+        "positives": int(merged["is_base"].sum()),
+    }
+    return [path], [described]
+
+
 def probe_step_s(widths: tuple[int, int, int, int, int], dense: int, batch: int, device: str) -> float:
     """Seconds a training step of this network takes here (augmenting, forward, backward, update)."""
     import torch
@@ -212,6 +259,9 @@ def main() -> int:
     parser.add_argument("--near-mat", action="store_true", help="add sets with rims near the mat's colour")
     parser.add_argument("--lr", type=float, help="the variants' learning rate (default: each variant's own)")
     parser.add_argument("--epochs", type=int, help="train each variant this many epochs (default: by the budget)")
+    parser.add_argument("--photoreal", default="", help="path-traced table folders to train on too (DIR,DIR)")
+    parser.add_argument("--photoreal-copies", type=int, default=3, help="crops of each path-traced base")
+    parser.add_argument("--photoreal-weight", type=int, default=2, help="how many times those samples count")
     parser.add_argument(
         "--reuse", action="store_true", help="train on the samples an earlier call left in --work (no rendering)"
     )
@@ -236,6 +286,15 @@ def main() -> int:
         parts, described = render_and_cut(
             work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat
         )
+        if args.photoreal:
+            more, about = cut_photoreal(
+                [Path(d) for d in args.photoreal.split(",")], work, args.photoreal_copies, args.workers
+            )
+            parts += more * args.photoreal_weight
+            described += about * args.photoreal_weight
+            log(
+                f"path-traced: {about[0]['tables']} tables, {about[0]['samples']} samples, counted {args.photoreal_weight}x"
+            )
         record = {"parts": [str(part) for part in parts], "sets": described}
         (work / "sets.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     job: dict[str, Any] = {"sets": described, "tables": sum(d["tables"] for d in described)}

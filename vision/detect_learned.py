@@ -41,7 +41,7 @@ from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections, seen_share
 from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
-from vision.refiner import DEFAULT_REFINER, BaseRefiner, Refined
+from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER, BaseRefiner, Refined
 
 Image = npt.NDArray[np.uint8]
 CLASSES = ["round", "oval", "objective", "terrain"]
@@ -142,6 +142,9 @@ class LearnedDetector:
     box_scale: dict[str, float] = field(default_factory=dict)
     # the base refiner (vision/refiner.py): None, or a missing file, measures round bases by their outline
     refiner_path: Path | None = DEFAULT_REFINER
+    # with the shipped refiner, the network that names sizes (vision/refiner.py: BaseRefiner.size_reader_path);
+    # a refiner of the players' own (`tablesight adapt`) names its sizes itself
+    size_reader_path: Path | None = DEFAULT_SIZE_READER
     _refiner: BaseRefiner | None = field(default=None, repr=False)
     # the oval refiner (vision/oval_refiner.py): None, or a missing file, measures ovals by their box
     oval_refiner_path: Path | None = DEFAULT_OVAL_REFINER
@@ -170,7 +173,11 @@ class LearnedDetector:
                 raise ModelError(f"{card}: not a readable model card ({error})") from error
             self.box_scale = {str(k): float(v) for k, v in scale.items()}
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
-            self._refiner = BaseRefiner(Path(self.refiner_path))
+            shipped = Path(self.refiner_path).resolve() == DEFAULT_REFINER.resolve()
+            reader = self.size_reader_path if shipped and self.size_reader_path is not None else None
+            self._refiner = BaseRefiner(
+                Path(self.refiner_path), reader if reader is not None and Path(reader).is_file() else None
+            )
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:

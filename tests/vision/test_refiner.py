@@ -20,6 +20,7 @@ from vision.evaluate import _match
 from vision.refiner import (
     CROP_PX,
     DEFAULT_REFINER,
+    DEFAULT_SIZE_READER,
     OFFSET_SCALE_IN,
     REFINER_PX_PER_IN,
     BaseRefiner,
@@ -92,6 +93,43 @@ def test_the_shipped_refiner_measures_held_out_bases(seed: int, game: str) -> No
     assert float(np.median(errors_mm)) < 1.0
     right = sum(truth["models"][i]["base"] == result.scene["models"][j]["base"] for i, j, _ in round_matches)
     assert right >= 0.9 * len(round_matches)
+
+
+def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refiner() -> None:
+    """The shipped pair (docs/detector.md, session 41): the final reading's base and size probabilities are the
+    size reader's own, its centre the refiner's own, to the digit; the first reading, which only centres the
+    crop, is the refiner's alone."""
+    assert DEFAULT_SIZE_READER.is_file() and DEFAULT_SIZE_READER.with_suffix(".card.json").is_file()
+    table = render_table(5003, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    centres = [(m["x"] + 0.05, m["y"] - 0.04) for m in table.scene["models"] if "x" not in m["base"]][:6]
+    pair, alone, reader = (
+        BaseRefiner(size_reader_path=DEFAULT_SIZE_READER),
+        BaseRefiner(),
+        BaseRefiner(DEFAULT_SIZE_READER),
+    )
+    both, centre_only, sizes_only = (r.measure(table.image, frame, centres) for r in (pair, alone, reader))
+    np.testing.assert_array_equal(both.x_in, centre_only.x_in)
+    np.testing.assert_array_equal(both.y_in, centre_only.y_in)
+    # the final crops are cut where the refiner's first reading put each base; the reader names base and size there
+    first = alone.run(alone.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres], False)
+    again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
+    read_there = reader.run(alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
+    np.testing.assert_allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)
+    np.testing.assert_allclose(both.p_base, read_there.p_base, atol=1e-6)
+    assert both.size == sizes_only.size  # these crops sit on plain bases: the same sizes either way
+
+
+def test_the_shipped_detector_reads_sizes_with_the_reader_and_a_players_refiner_alone(tmp_path: Path) -> None:
+    """An adapted refiner (`tablesight adapt`) names its sizes itself: the reader goes with the shipped one only."""
+    assert LearnedDetector()._refiner is not None and LearnedDetector()._refiner._size_reader is not None
+    own = tmp_path / "adapted-refiner.onnx"
+    own.write_bytes(DEFAULT_REFINER.read_bytes())
+    refiner = LearnedDetector(refiner_path=own)._refiner
+    assert refiner is not None and refiner._size_reader is None
+    with pytest.raises(RefinerError, match="none.onnx: no size-reading refiner there"):
+        BaseRefiner(size_reader_path=tmp_path / "none.onnx")
 
 
 def test_the_refiner_reads_a_mirrored_crop_as_the_mirror_image_of_its_reading() -> None:

@@ -173,11 +173,14 @@ class LearnedDetector:
                 raise ModelError(f"{card}: not a readable model card ({error})") from error
             self.box_scale = {str(k): float(v) for k, v in scale.items()}
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
-            shipped = Path(self.refiner_path).resolve() == DEFAULT_REFINER.resolve()
-            reader = self.size_reader_path if shipped and self.size_reader_path is not None else None
-            self._refiner = BaseRefiner(
-                Path(self.refiner_path), reader if reader is not None and Path(reader).is_file() else None
-            )
+            reader = self.size_reader_path
+            if (
+                reader is None
+                or not Path(reader).is_file()
+                or Path(self.refiner_path).resolve() != DEFAULT_REFINER.resolve()
+            ):
+                reader = None  # none shipped, or a players' refiner, which names its sizes itself
+            self._refiner = BaseRefiner(Path(self.refiner_path), reader)
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:

@@ -9,7 +9,9 @@ import sys
 import cv2
 import numpy as np
 import pytest
+import shapely
 
+from geometry.shapes import BASE_HEIGHT_IN
 from vision.synth.camera import Camera
 from vision.synth.photoreal import SENSOR_MM, blender_camera, distort, plan_photoreal, table_top
 from vision.synth.table import WEBCAM_DISTORTION, plan_table
@@ -96,3 +98,23 @@ def test_the_slice_resumes_without_rendering_what_is_there(tmp_path) -> None:  #
     # Both tables are there: Blender is never asked for (a missing Blender would raise).
     written = render_photoreal_dataset(tmp_path, 2, 7000, python=tmp_path / "no-blender" / "python")
     assert [p.name for p in written] == ["07000.jpg", "07001.jpg"]
+
+
+def test_woods_and_difficult_ground_are_templates_the_bases_standing_in_them_rise_above() -> None:
+    """Models stand in area terrain at the table's height (the truth's z is 0 there, as in the flat renderer).
+    The path tracer once built woods and difficult ground as solids 0.2-0.9" tall, which swallowed the
+    0.15"-tall bases standing in them: a base there must show above its template."""
+    standing = 0
+    for k, (game, hard) in enumerate([("focal-point", "none"), ("grinding-annihilation", "crowded")] * 3):
+        job = plan_photoreal(7000 + k, game, hard, (960, 540), 16)
+        pieces = job["blender"]["terrain"]
+        for piece in pieces:
+            assert ("template_in" in piece) == (piece["kind"] in ("woods", "difficult")), piece["kind"]
+        for m in job["blender"]["models"]:
+            base = shapely.Point(m["x"], m["y"]).buffer(m["b"])
+            under = [p for p in pieces if "template_in" in p and shapely.Polygon(p["polygon"]).intersects(base)]
+            for piece in under:
+                standing += 1
+                assert m["z"] == 0.0
+                assert piece["template_in"] < 0.25 * BASE_HEIGHT_IN  # three quarters of the base's rim shows
+    assert standing >= 3  # the plans do put models in woods and difficult ground

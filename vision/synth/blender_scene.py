@@ -5,8 +5,8 @@
 PLAN.json is written by ``vision.synth.photoreal``: the table's flat texture (mat,
 objective markers, the kit's markers), the terrain, the models, the camera and
 the light. This script builds the 3-D scene — terrain as solids (ruined walls,
-hills with rounded edges, woods with trees), bases as bevelled cylinders with a
-coloured rim, miniature-like figures (legs, torso, shoulder pads, head, arms, a
+hills with rounded edges; woods, with trees, and difficult ground as thin templates), bases as bevelled
+cylinders with a coloured rim, miniature-like figures (legs, torso, shoulder pads, head, arms, a
 weapon that overhangs the base; horses for oval bases) — and renders it with
 Cycles twice: with the models (the photo) and without them (the empty-table
 reference), same camera and light. Blender units are inches; x across the table,
@@ -151,9 +151,12 @@ def build_terrain(piece: dict[str, Any], rng: random.Random) -> None:
                 _prism(bm, quad, 0.0, wall_h)
         _object(piece["id"], bm, [stone])
         return
-    if kind == "woods":  # a flat base with trees on it
+    if "template_in" in piece:  # area terrain (woods, difficult ground): a thin template models stand in
+        h = float(piece["template_in"])
         _prism(bm, poly, 0.0, h)
         _object(piece["id"], bm, [stone])
+        if kind != "woods":
+            return
         trunk = _material(f"{piece['id']}-trunk", [0.08, 0.05, 0.03], roughness=0.9)
         leaves = _material(f"{piece['id']}-leaves", piece["leaves_rgb"], roughness=0.8, noise=0.35)
         bm = bmesh.new()

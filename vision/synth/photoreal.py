@@ -49,6 +49,11 @@ DEFAULT_BLENDER_PYTHON = Path(__file__).resolve().parents[2] / ".venv-bpy" / "bi
 SLICE_CASES = ("none", "crowded", "dark", "hills")
 SENSOR_MM = 36.0
 BORDER_IN = 2.0
+# Woods and difficult ground are area terrain: models stand in them, on a thin template (card or felt), as
+# the flat renderer and the truth have them at the table's height. A solid as tall as the piece's height_in
+# (0.2-0.9") would swallow the bases (0.15" tall) standing there.
+TEMPLATE_IN = 0.03
+AREA_KINDS = ("woods", "difficult")
 
 
 def blender_python() -> Path:
@@ -123,6 +128,7 @@ def plan_photoreal(seed: int, game: str, hard: str, size: tuple[int, int], sampl
                 "bgr": list(_hsv_to_bgr(own.uniform(0, 180), own.uniform(20, 120), own.uniform(60, 170))),
                 "leaves_bgr": list(_hsv_to_bgr(own.uniform(35, 75), own.uniform(80, 200), own.uniform(40, 110))),
                 "trees": trees,
+                **({"template_in": TEMPLATE_IN} if t["kind"] in AREA_KINDS else {}),
             }
         )
     owner = {u["id"]: u["player"] for u in plan.units}

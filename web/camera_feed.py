@@ -26,6 +26,7 @@ from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
+from vision.live.setup import take_reference
 from vision.live.sources import FrameSource, ResilientSource
 from web.feeds import empty_scene
 from web.session import CameraStatus
@@ -56,6 +57,7 @@ class CameraFeed:
         self.monitor = CalibrationMonitor(layout, lens)
         self.gate = MotionGate()
         self.reference: Reference | None = None
+        self.set_up = False  # the first good frame sets up; its reference may be None (vision/live/setup.py)
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
@@ -103,11 +105,13 @@ class CameraFeed:
         calib = self.monitor.update(status.frame)
         if calib.frame is None:
             return None, self._status(calib.message, calib.hidden, stale=True)
-        if self.reference is None or calib.state == "recalibrated":
-            self.reference = self.detector.prepare(status.frame, calib.frame)
+        if not self.set_up or calib.state == "recalibrated":
+            setup = take_reference(self.detector, status.frame, calib.frame, self.reference)
+            self.reference, self.set_up = setup.reference, True
             self.gate = MotionGate()
-            self.gate.update(status.frame)
-            return None, self._status(f"set up from the empty table: {calib.message}", calib.hidden)
+            if setup.empty_table:  # else the models on it are analysed from the next frame on
+                self.gate.update(status.frame)
+            return None, self._status(f"{setup.message}: {calib.message}", calib.hidden)
         gate = self.gate.update(status.frame).state
         if gate == "moving":
             return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)

@@ -20,6 +20,7 @@ from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
+from vision.live.setup import take_reference
 from vision.live.sources import FrameSource, ResilientSource
 
 
@@ -70,6 +71,7 @@ def watch(
     gate = MotionGate()
     detector = detector if detector is not None else make_detector("auto")
     reference: Reference | None = None
+    set_up = False  # the first good frame sets up; its reference may be None (models on it: vision/live/setup.py)
     identified = IdentifiedScenes()
     # The moves already printed, by id (held here, so no later entry can take an id over): the tracker may
     # take wrong moves back out of its history and make them again, so a count of entries would not do.
@@ -98,11 +100,13 @@ def watch(
                 last_message = calib.message
                 yield Event("status", {"message": calib.message, "stale": True})
             continue
-        if reference is None or calib.state == "recalibrated":
-            reference = detector.prepare(status.frame, calib.frame)
+        if not set_up or calib.state == "recalibrated":
+            setup = take_reference(detector, status.frame, calib.frame, reference)
+            reference, set_up = setup.reference, True
             gate = MotionGate()
-            gate.update(status.frame)
-            yield Event("status", {"message": f"set up: {calib.message}", "stale": False})
+            if setup.empty_table:  # else the models on it are analysed from the next frame on
+                gate.update(status.frame)
+            yield Event("status", {"message": f"{setup.message}: {calib.message}", "stale": False})
             continue
         decision = gate.update(status.frame)
         if decision.state != "settled":

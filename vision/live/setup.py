@@ -1,0 +1,86 @@
+"""The set-up frame: is it the empty table?
+
+The first good frame of a live game (and each frame after the camera was moved and calibrated again) is taken
+as the empty-table reference, which the detector checks every base against: a base whose edge looks as it did
+on the empty table is no base (vision/detect_learned.py, MIN_SEEN_SHARE). A reference taken with models on the
+table therefore hides every model that has not moved since: on three held-out photos used as their own set-up,
+2 of 20, 0 of 15 and 1 of 8 bases were found. So the learned detector first reads the set-up frame without a
+reference, and a frame that shows bases is not taken as the empty table:
+
+- after a recalibration (the camera was moved), the set-up's reference stays wherever a base shows: it is in
+  table inches, not the camera's pixels;
+- at the first set-up, a frame showing SETUP_BASES_MIN bases or more is not taken at all: each frame is read
+  as a single photo is (vision/analyze.py: against the table smoothed from it; nothing is reported as covering
+  the table), and the players are told how to get a reference.
+
+Read without a reference, an empty table can show a few "bases": woods' trees seen from above are round. So
+a set-up frame showing fewer than SETUP_BASES_MIN is still taken as the empty table, saying what it saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.table_frame import TableFrame
+from geometry.shapes import MM_PER_IN
+from vision.analyze import Detector
+from vision.detect_classical import OBJECTIVE_MM, Reference
+from vision.detect_learned import LearnedDetector
+
+Image = npt.NDArray[np.uint8]
+# Bases beside the markers on a first set-up frame (read without a reference) that make it no empty table. On
+# the empty frames of 550 rendered tables (held-out 5000-5299, tuning 6200-6259, 6400-6519, 13000-13039,
+# path-traced 7000-7029): none on the 520 flat ones; 1-3 on 9 of the 30 path-traced ones (woods' trees, round
+# from above). With the models on, 527 of the 550 showed 5 or more (docs/live.md, session 42).
+SETUP_BASES_MIN = 5
+MARKER_RADIUS_IN = OBJECTIVE_MM / 2 / MM_PER_IN
+
+
+@dataclass(frozen=True)
+class SetUp:
+    """The reference to read the table against (None: none), how many bases the set-up frame showed, and what
+    to tell the players."""
+
+    reference: Reference | None
+    bases_seen: int
+    message: str
+    empty_table: bool = False  # the frame was taken as the empty table: nothing on it to analyse
+
+
+def take_reference(detector: Detector, frame_image: Image, frame: TableFrame, kept: Reference | None) -> SetUp:
+    """The empty-table reference from ``frame_image`` if it shows no models; else ``kept`` (the set-up's, after a
+    recalibration) or none. The classical detector finds bases only against an empty table, so it cannot check:
+    its frame is taken as it is."""
+    if not isinstance(detector, LearnedDetector):
+        return SetUp(detector.prepare(frame_image, frame), 0, "set up from the empty table", True)
+    reference = detector.prepare(frame_image, frame)
+    bases = bases_beside_markers(detector, frame_image, frame, reference)
+    if kept is not None and bases > 0:  # the camera was moved during the game: the set-up's empty table stays
+        return SetUp(kept, bases, f"{bases} bases on the table: the empty-table reference taken at set-up is kept")
+    if bases == 0:
+        return SetUp(reference, bases, "set up from the empty table", True)
+    if bases < SETUP_BASES_MIN:  # a tree, or a few models: taken as the empty table, and the players told
+        message = f"set up from the empty table ({bases} round things on it: if models, clear the table and restart)"
+        return SetUp(reference, bases, message, True)
+    return SetUp(
+        None,
+        bases,
+        f"the set-up frame shows {bases} bases, not the empty table: reading the table without an empty-table "
+        "reference, so nothing is reported as covering it (clear the table and start again for that)",
+    )
+
+
+def bases_beside_markers(detector: LearnedDetector, frame_image: Image, frame: TableFrame, reference: Reference) -> int:
+    """Bases the frame shows, read without a reference, leaving out those on the objective markers the set-up
+    found (read with no empty table, a marker's disc is taken for a 40 mm base: its figure may show a plain
+    disc from above)."""
+    found, _, _ = detector.detect(frame_image, None, frame)
+    markers = np.c_[reference.objectives.x_in, reference.objectives.y_in]
+    bases = np.c_[found.x_in, found.y_in][found.kind == 0]
+    if len(markers) and len(bases):
+        on_marker = np.hypot(*(bases[:, None, :] - markers[None, :, :]).transpose(2, 0, 1)).min(axis=1)
+        bases = bases[on_marker > MARKER_RADIUS_IN]
+    return len(bases)

@@ -87,7 +87,7 @@ def test_kept_frames_are_calibrated_with_their_tables_own_layout(tmp_path: Path)
 def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: Path) -> None:
     """Issue 6: adapt to the players' table. From 4 confirmed frames of one group's table on, the base refiner
     is first adapted on the first three and scored, beside the shipped one, on the last; then on all four."""
-    from vision.refiner import DEFAULT_REFINER, ROUND_SIZES
+    from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER, ROUND_SIZES
     from vision.training.adapt import confirmed_frames
     from vision.training.refiner import photo_samples, score_refiner
 
@@ -108,7 +108,16 @@ def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: 
     # the shipped refiner, scored on the last frame's crops (cut as adapt cuts them) as the check scored it
     frames, _ = confirmed_frames(confirmed)
     name, photo, frame, scene = frames[3]
-    assert name == "f3.jpg" and score_refiner(DEFAULT_REFINER, photo_samples(photo, frame, scene, 3)) == check["base"]
+    # ...read as the page reads it: the shipped refiner's centres, its size reader's base and size
+    samples = photo_samples(photo, frame, scene, 3)
+    assert name == "f3.jpg" and score_refiner(DEFAULT_REFINER, samples, DEFAULT_SIZE_READER) == check["base"]
+    pair, reader, centres = (
+        score_refiner(DEFAULT_REFINER, samples, DEFAULT_SIZE_READER),
+        score_refiner(DEFAULT_SIZE_READER, samples),
+        score_refiner(DEFAULT_REFINER, samples),
+    )
+    assert (pair["base_right"], pair["size_right"]) == (reader["base_right"], reader["size_right"])
+    assert (pair["centre_mm_median"], pair["centre_mm_p95"]) == (centres["centre_mm_median"], centres["centre_mm_p95"])
     assert sorted(p.name for p in adapted.iterdir()) == [
         "adapted-refiner.card.json",
         "adapted-refiner.onnx",

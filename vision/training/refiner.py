@@ -429,30 +429,46 @@ def fit_network(
     return figures
 
 
-def score_refiner(onnx_path: Path, samples: dict[str, npt.NDArray[Any]]) -> dict[str, float]:
+def score_refiner(
+    onnx_path: Path, samples: dict[str, npt.NDArray[Any]], size_reader: Path | None = None
+) -> dict[str, float]:
     """An exported refiner's validation figures (base right, size right, centre error) on ``samples``
-    (photo_samples' arrays), computed with torch as training computes them."""
+    (photo_samples' arrays), computed with torch as training computes them. ``size_reader``: a second network
+    that names base and size, the refiner keeping the centre, as the shipped pair reads (vision/refiner.py)."""
     import torch
 
-    net = make_network()
-    load_onnx_weights(net, onnx_path)
     x = torch.from_numpy(np.ascontiguousarray(samples["crops"][..., ::-1].transpose(0, 3, 1, 2)))
-    return _validate(
-        net,
-        x,
+    out = _outputs(_loaded(onnx_path), x)
+    if size_reader is not None:
+        out = torch.cat([_outputs(_loaded(size_reader), x)[:, : 1 + len(ROUND_SIZES)], out[:, -2:]], dim=1)
+    return _figures(
+        out,
         torch.from_numpy(samples["is_base"]),
         torch.from_numpy(samples["size"]),
         torch.from_numpy(samples["offset"]),
     )
 
 
-def _validate(net: Any, x: Any, is_base: Any, size: Any, offset: Any) -> dict[str, float]:
-    """Validation figures: base right, size right and centre error (mm, median and p95) on positives."""
+def _loaded(onnx_path: Path) -> Any:
+    net = make_network()
+    load_onnx_weights(net, onnx_path)
+    return net
+
+
+def _outputs(net: Any, x: Any) -> Any:
     import torch
 
     net.eval()
     with torch.no_grad():
-        out = torch.cat([net(x[k : k + 256].float() / 255.0) for k in range(0, len(x), 256)]).cpu()
+        return torch.cat([net(x[k : k + 256].float() / 255.0) for k in range(0, len(x), 256)]).cpu()
+
+
+def _validate(net: Any, x: Any, is_base: Any, size: Any, offset: Any) -> dict[str, float]:
+    """Validation figures: base right, size right and centre error (mm, median and p95) on positives."""
+    return _figures(_outputs(net, x), is_base, size, offset)
+
+
+def _figures(out: Any, is_base: Any, size: Any, offset: Any) -> dict[str, float]:
     is_base, size, offset = is_base.cpu(), size.cpu(), offset.cpu()
     pos = is_base > 0.5
     err_mm = ((out[pos, -2:] - offset[pos]) * OFFSET_SCALE_IN * 25.4).norm(dim=1).numpy()

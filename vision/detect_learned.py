@@ -41,7 +41,7 @@ from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections, seen_share
 from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
-from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER, BaseRefiner, Refined
+from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER, BaseRefiner, Refined, size_reader_for
 
 Image = npt.NDArray[np.uint8]
 CLASSES = ["round", "oval", "objective", "terrain"]
@@ -173,13 +173,7 @@ class LearnedDetector:
                 raise ModelError(f"{card}: not a readable model card ({error})") from error
             self.box_scale = {str(k): float(v) for k, v in scale.items()}
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
-            reader = self.size_reader_path
-            if (
-                reader is None
-                or not Path(reader).is_file()
-                or Path(self.refiner_path).resolve() != DEFAULT_REFINER.resolve()
-            ):
-                reader = None  # none shipped, or a players' refiner, which names its sizes itself
+            reader = size_reader_for(Path(self.refiner_path), self.size_reader_path)
             self._refiner = BaseRefiner(Path(self.refiner_path), reader)
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))

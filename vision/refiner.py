@@ -30,9 +30,17 @@ CROP_PX = 96  # 3" square: a 60 mm base (2.36") and the proposal's error fit in 
 ROUND_SIZES = list(SIZE_COLUMNS)  # the network's size classes, in this order: Detections.size_p's columns
 OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
 DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
-# The same network gone on with on path-traced tables too (session 41): it names sizes on photos closer to real
+# The same network gone on with on path-traced tables too (sessions 41-42): it names sizes on photos closer to real
 # ones far better, and reads centres a little worse, so the shipped pair takes each from the one that reads it best.
 DEFAULT_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes.onnx"
+
+
+def size_reader_for(refiner_path: Path, reader: Path | None = DEFAULT_SIZE_READER) -> Path | None:
+    """The size reader that goes with ``refiner_path``: ``reader`` with the shipped refiner, where it is there;
+    None with a refiner of the players' own (``tablesight adapt``), which names its sizes itself."""
+    if reader is None or not Path(reader).is_file():
+        return None
+    return reader if Path(refiner_path).resolve() == DEFAULT_REFINER.resolve() else None
 
 
 class RefinerError(RuntimeError):
@@ -74,8 +82,7 @@ def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
 class BaseRefiner:
     """``size_reader_path``: a second network of the same kind whose base and size readings replace
     ``model_path``'s in the final reading (the centre stays ``model_path``'s); None: ``model_path`` reads all.
-    Path-traced tables (docs/detector.md, session 41): sizes right 68.7 -> 91.3 % and 75.7 -> 89.0 %;
-    held-out flat tables: sizes 98.89 -> 98.94 %, centre p95 0.986 -> 0.987 mm; about 20 ms more a photo."""
+    What it gains on path-traced and flat tables: docs/detector.md, sessions 41 and 42; about 20 ms more a photo."""
 
     model_path: Path = DEFAULT_REFINER
     size_reader_path: Path | None = None

@@ -81,6 +81,6 @@ def bases_beside_markers(detector: LearnedDetector, frame_image: Image, frame: T
     markers = np.c_[reference.objectives.x_in, reference.objectives.y_in]
     bases = np.c_[found.x_in, found.y_in][found.kind == 0]
     if len(markers) and len(bases):
-        on_marker = np.hypot(*(bases[:, None, :] - markers[None, :, :]).transpose(2, 0, 1)).min(axis=1)
-        bases = bases[on_marker > MARKER_RADIUS_IN]
+        to_marker_in = np.linalg.norm(bases[:, None] - markers[None], axis=2).min(axis=1)
+        bases = bases[to_marker_in > MARKER_RADIUS_IN]
     return len(bases)

@@ -27,7 +27,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
-from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER
+from vision.refiner import DEFAULT_REFINER, size_reader_for
 from vision.training.dataset import Box, tiles, write_data_yaml
 from vision.training.refiner import photo_samples, score_refiner, train_refiner
 from vision.training.train import export_onnx, train
@@ -220,7 +220,7 @@ def adapt_refiner(
             fit(_merged(parts[:-held]), root / "check" / "refiner.onnx")
             check = {
                 "frames_held_back": held,
-                "base": score_refiner(Path(base_refiner), later, _size_reader_of(Path(base_refiner))),
+                "base": score_refiner(Path(base_refiner), later, size_reader_for(Path(base_refiner))),
                 "adapted": score_refiner(root / "check" / "refiner.onnx", later),
             }
             shutil.rmtree(root / "check")
@@ -239,13 +239,6 @@ def adapt_refiner(
     }
     onnx.with_suffix(".card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return {"onnx": str(onnx), **card}
-
-
-def _size_reader_of(refiner: Path) -> Path | None:
-    """The size reader that goes with ``refiner`` where the product reads with one (the shipped refiner: the
-    learned detector's rule), so the check scores the base as the page reads it."""
-    shipped = refiner.resolve() == DEFAULT_REFINER.resolve() and DEFAULT_SIZE_READER.is_file()
-    return DEFAULT_SIZE_READER if shipped else None
 
 
 def _merged(parts: list[dict[str, npt.NDArray[Any]]]) -> dict[str, npt.NDArray[Any]]:

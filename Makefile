@@ -15,8 +15,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# The learning stack (torch, ultralytics: ~6 GB, a few minutes) for the training smoke test.
+# The learning stack (torch, ultralytics: ~5.5 GB in .venv, a few minutes) for the training smoke test; stops
+# first, saying so, when the disk has less than 6 GB free (session 42's CI run ran out of space halfway).
 $(VENV)/.train-installed: pyproject.toml | $(VENV)/.installed
+	sh scripts/check_disk.sh $(VENV) 6
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	touch $@
 

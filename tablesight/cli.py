@@ -256,6 +256,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     from calibration.table_frame import TableFrame
     from vision.analyze import analyze, draw_overlay, make_detector
+    from vision.colour import describe_alike
     from vision.covered import describe
 
     photo = _read_image(args.image)
@@ -278,6 +279,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text = f'found {len(scene["models"])} bases and {len(scene["objectives"])} objective markers; sigma {scene["measurement"]["sigma_in"]:.3f}"'
     for covered in scene["measurement"].get("covered", []):
         text += f"\n  {describe(covered)}"
+    for pair in scene["measurement"].get("players_alike", []):
+        text += f"\n  {describe_alike(pair)}"
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0

@@ -17,7 +17,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import BASE_HEIGHT_IN
 from vision.centre_sigma import centre_sigma_in
-from vision.colour import bgr_to_lab, hex_to_bgr, lab_to_bgr
+from vision.colour import alike_players, bgr_to_lab, hex_to_bgr, lab_to_bgr
 from vision.covered import covered_regions
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
@@ -267,6 +267,7 @@ def analyze(
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
+    alike = alike_players(players or {})
     units: dict[str, dict[str, Any]] = {}
     models = []
     for k in range(len(bases)):
@@ -314,6 +315,8 @@ def analyze(
             "covered": [
                 {"x": c.x_in, "y": c.y_in, "area_sq_in": c.area_sq_in, "box_in": list(c.box_in)} for c in covered
             ],
+            # Players whose colours the camera can hardly tell apart: the players it gave their bases need confirming.
+            **({"players_alike": [{"players": [a, b], "delta_e": d} for a, b, d in alike]} if alike else {}),
         },
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3

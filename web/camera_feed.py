@@ -22,6 +22,7 @@ from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector
+from vision.colour import describe_alike
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
@@ -134,9 +135,13 @@ class CameraFeed:
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
+        deployment = self.identified.tracker is None  # this frame's models become the game's
         scene, update = self.identified.identify(result.scene)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message
+        if deployment:  # players' colours the camera can hardly tell apart: the teams it read need confirming
+            alike = [describe_alike(pair) for pair in result.scene["measurement"].get("players_alike", [])]
+            message = "; ".join(filter(None, [message, *alike]))
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale, covered=True)

@@ -150,3 +150,24 @@ def test_a_hand_held_still_over_the_table_is_reported_on_the_page() -> None:
     (x0, y0, x1, y1), *_ = handled_at.covered
     assert x0 < under["x"] < x1 and y0 < under["y"] < y1
     assert handled_at.to_json()["covered"] == [list(box) for box in handled_at.covered]
+
+
+def test_players_with_colours_too_alike_are_told_at_deployment_only() -> None:
+    # vision/colour.py: alike_players. The page asks the players to confirm the teams when the camera can
+    # hardly tell their colours apart; once the deployment's ids are the game's, the tracker keeps the teams.
+    table = render_table(21, hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    moved = lift_one_model(table, "u2m1")
+    feed = CameraFeed(
+        lambda: IteratorSource(iter([table.empty] + [table.image] * 5 + [moved] * 5)),
+        table.layout,
+        "test camera",
+        "focal-point",
+        lens,
+        {"red": "#a52e88", "blue": "#942f80"},
+        make_detector("classical"),
+    )
+    statuses = [status for scene, status in (feed.next() for _ in range(11)) if scene is not None]
+    assert len(statuses) == 2
+    assert "players red and blue have colours only 6.7 apart" in statuses[0].message
+    assert "have colours only" not in statuses[1].message

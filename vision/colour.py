@@ -47,7 +47,9 @@ def alike_players(players: dict[str, str], max_delta_e: float = PLAYERS_ALIKE_DE
     [('red', 'blue', 6.7)]
     """
     names = list(players)
-    lab = bgr_to_lab(np.array([hex_to_bgr(players[p]) for p in names], np.float64)) if names else np.zeros((0, 3))
+    if len(names) < 2:
+        return []
+    lab = bgr_to_lab(np.array([hex_to_bgr(players[p]) for p in names], np.float64))
     pairs = [
         (names[i], names[j], round(float(np.linalg.norm(lab[i] - lab[j])), 1))
         for i in range(len(names))

@@ -410,6 +410,35 @@ def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -
     assert "move" not in kinds  # nothing moved
 
 
+def test_watch_says_once_at_deployment_when_the_players_colours_are_too_alike(tmp_path: object) -> None:
+    # vision/colour.py: alike_players, as the page's status says it (tests/web/test_camera_feed.py): the
+    # head-less referee tells the players to confirm the teams at the deployment frame, and only there.
+    import cv2
+
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    folder = Path(str(tmp_path))
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    moved = render_table(21, hard="none", models_at={**at, "u2m1": (at["u2m1"][0] - 2.0, at["u2m1"][1])})
+    for k, frame in enumerate([table.empty] + [table.image] * 4 + [moved.image] * 4):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), frame)
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    alike = {"red": "#a52e88", "blue": "#942f80"}
+    events = list(watch(lambda: FolderSource(folder), table.layout, "focal-point", lens, alike))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    warnings = [m for m in said if "have colours only" in m]
+    assert len(warnings) == 1 and warnings[0].startswith("players red and blue have colours only 6.7 apart (Lab)")
+    assert said.index(warnings[0]) == 1  # right after the set-up, before anything the later frames say
+    assert [round(e.payload["length_in"], 1) for e in events if e.kind == "move"] == [2.0]  # later frames analysed
+    apart = {p["id"]: p["color"] for p in table.scene["players"]}
+    quiet = list(watch(lambda: FolderSource(folder), table.layout, "focal-point", lens, apart))
+    assert not [e for e in quiet if "have colours only" in e.payload.get("message", "")]
+
+
 def test_watch_says_when_a_hand_held_still_covers_the_table(tmp_path: object) -> None:
     # A hand held still over held-out table 5010's base is analysed like the table round it (the motion gate
     # waits only while things move): watch says that something covers the table there, and when it is gone.

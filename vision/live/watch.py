@@ -16,6 +16,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from vision.analyze import Detector, analyze, make_detector
+from vision.colour import describe_alike
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
@@ -115,6 +116,9 @@ def watch(
         result = analyze(
             status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector, deployment
         )
+        if deployment:  # players' colours the camera can hardly tell apart: the teams it read need confirming
+            for pair in result.scene["measurement"].get("players_alike", []):
+                yield Event("status", {"message": describe_alike(pair), "stale": False})
         covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
         if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
             yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})

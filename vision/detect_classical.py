@@ -27,6 +27,7 @@ Image = npt.NDArray[np.uint8]
 ROUND = [b for b in KNOWN_BASES if "x" not in b]
 OVALS = [b for b in KNOWN_BASES if "x" in b]
 OBJECTIVE_MM = 40.0
+MARKER_RADIUS_IN = OBJECTIVE_MM / 2 / MM_PER_IN  # an objective marker's radius on the table
 SIZE_TOLERANCE = 0.10  # fitted radius within 10 % of a standard size
 MIN_SUPPORT = 0.40  # share of the outline that must be seen
 STRONG_SUPPORT = 0.9  # with this much of the outline seen, a centre is 4x surer (vision/centre_sigma.py)
@@ -233,7 +234,7 @@ class ClassicalDetector:
     # ---- objective markers -----------------------------------------------------------
     def _objectives(self, ref: Image) -> Detections:
         ppi = self.px_per_in
-        r = OBJECTIVE_MM / 2 / MM_PER_IN * ppi
+        r = MARKER_RADIUS_IN * ppi
         gray = cv2.cvtColor(ref, cv2.COLOR_BGR2GRAY) if ref.ndim == 3 else ref
         edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.2), 30, 90)
         circles = cv2.HoughCircles(
@@ -257,7 +258,7 @@ class ClassicalDetector:
         if not rows:
             return Detections.empty()
         n = len(rows)
-        radius_in = OBJECTIVE_MM / 2 / MM_PER_IN
+        radius_in = MARKER_RADIUS_IN
         return Detections(
             np.array([r_[0] for r_ in rows]),
             np.array([r_[1] for r_ in rows]),

@@ -37,7 +37,7 @@ from calibration.table_frame import TableFrame
 from geometry.distance import ellipse_gap_in
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.colour import bgr_to_lab
-from vision.detect_classical import OBJECTIVE_MM, ClassicalDetector, Reference
+from vision.detect_classical import MARKER_RADIUS_IN, OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections, seen_share
 from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
@@ -305,7 +305,7 @@ class LearnedDetector:
                     if not rescue_ovals or index in asked:
                         continue
                     name, seen, rescued = "oval", None, True  # no round base: an oval under a figure?
-                elif s < REFINED_THRESHOLD and _near(known, seen[:2], OBJECTIVE_MM / 2 / MM_PER_IN):
+                elif s < REFINED_THRESHOLD and _near(known, seen[:2], MARKER_RADIUS_IN):
                     continue  # a faint "base" on a marker: the marker's disc, part hidden, read as one
             row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, rescued)
             if row is None:
@@ -379,7 +379,7 @@ class LearnedDetector:
         edges, fg = _outline(patch, ref_patch)
         cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
         if name == "objective":
-            r = OBJECTIVE_MM / 2 / MM_PER_IN * ppi
+            r = MARKER_RADIUS_IN * ppi
             fit = ClassicalDetector._fit_circle(edges, cx, cy, r)
             how = "marker box"
             # The shift guard: the outline points near a marker can be a neighbouring base's.
@@ -389,7 +389,7 @@ class LearnedDetector:
                 and math.hypot(fit[0] - cx, fit[1] - cy) < MARKER_SHIFT * r
             ):
                 cx, cy, how = fit[0] + 0.5, fit[1] + 0.5, "marker outline"  # pixel k's centre: k + 0.5
-            r_in = OBJECTIVE_MM / 2 / MM_PER_IN
+            r_in = MARKER_RADIUS_IN
             no_rim = np.zeros((RIM_SAMPLES, 3))
             return (
                 (cx + x0) / ppi,
@@ -462,7 +462,7 @@ class LearnedDetector:
         like the mat round it (the empty table's ring just outside the marker), over MARKER_GONE_SHARE of it.
         A figure, a base or a hand over it keeps it, and so does a wall that hid it on the set-up too."""
         x_in, y_in = float(marker.x_in[0]), float(marker.y_in[0])
-        r_in = OBJECTIVE_MM / 2 / MM_PER_IN
+        r_in = MARKER_RADIUS_IN
         if reference is None or any(math.hypot(bx - x_in, by - y_in) < r_in for bx, by in marker_boxes):
             return True
         near = np.hypot(bases.x_in - x_in, bases.y_in - y_in) < r_in + bases.a_in

@@ -25,9 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
-from geometry.shapes import MM_PER_IN
 from vision.analyze import Detector
-from vision.detect_classical import OBJECTIVE_MM, Reference
+from vision.detect_classical import MARKER_RADIUS_IN, Reference
 from vision.detect_learned import LearnedDetector
 
 Image = npt.NDArray[np.uint8]
@@ -36,7 +35,6 @@ Image = npt.NDArray[np.uint8]
 # path-traced 7000-7029): none on the 520 flat ones; 1-3 on 9 of the 30 path-traced ones (woods' trees, round
 # from above). With the models on, 527 of the 550 showed 5 or more (docs/live.md, session 42).
 SETUP_BASES_MIN = 5
-MARKER_RADIUS_IN = OBJECTIVE_MM / 2 / MM_PER_IN
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
 """Render fresh tables on many cores and fine-tune the shipped base detector on them on a GPU, inside one time
 budget (a lent GPU machine is held for minutes, not hours).
 
-    python scripts/train_detector_gpu.py OUT_DIR [--tables 400] [--budget-s 540] [--workers 16]
+    python scripts/train_detector_gpu.py OUT_DIR [--tables 400] [--budget-s 540] [--workers 16] [--photoreal DIR,DIR]
 
 Two sets of ``--tables`` tables each are rendered (vision/training/dataset.py: export_dataset): blob figures
 at seed 800000 and varied figures with trees at seed 810000 (``--seeds``), all four games. The shipped weights
 (vision/models/bases-yolo11n.pt) are then fine-tuned on both as ``tablesight train-detector --from`` does
-(AdamW, cosine decay), for as long as the budget has left (ultralytics' ``time``). OUT_DIR gets best.pt,
+(AdamW, cosine decay), for as long as the budget has left (ultralytics' ``time``). ``--photoreal`` adds
+path-traced photos (``tablesight render-photoreal`` folders), labelled from their truth
+(vision/training/dataset.py: export_photoreal_tiles). OUT_DIR gets best.pt,
 results.csv, the sets' summaries and job.json; export to ONNX where onnxslim is installed
 (vision/training/train.py: export_onnx) and judge it with ``tablesight eval-vision --model``.
 Needs the ``train`` extra (ultralytics); polars, which ultralytics reads its results.csv with, is not needed.
@@ -27,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.detect_learned import CLASSES, DEFAULT_MODEL  # noqa: E402
 from vision.training.commands import TRAINING_GAMES, fine_tune_settings  # noqa: E402
-from vision.training.dataset import export_dataset  # noqa: E402
+from vision.training.dataset import export_dataset, export_photoreal_tiles  # noqa: E402
 from vision.training.train import train  # noqa: E402
 
 FIGURES: tuple[tuple[str, bool], ...] = (("blob", False), ("varied", True))  # each set's figures, and trees or not
@@ -53,6 +55,12 @@ def main() -> None:
     parser.add_argument("--lr0", type=float, default=0.001)
     parser.add_argument("--device", default="0")
     parser.add_argument("--seeds", default="800000,810000", help="the two sets' first seeds (blob, varied)")
+    parser.add_argument(
+        "--photoreal",
+        default="",
+        help="comma list of render-photoreal folders to train on too (labelled from their truth; never the test sets)",
+    )
+    parser.add_argument("--photoreal-copies", type=int, default=2, help="times each path-traced tile is used")
     args = parser.parse_args()
     seeds = [int(v) for v in args.seeds.split(",")]
     sets_wanted = [(seed, figures, trees) for seed, (figures, trees) in zip(seeds, FIGURES, strict=True)]
@@ -73,10 +81,17 @@ def main() -> None:
         )
         sets.append(summary)
         print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
+    train_dirs = [work / f"set{s}" / "train" / "images" for s, _, _ in sets_wanted]
+    if args.photoreal:  # session 44: path-traced photos, cut into tiles labelled from their truth
+        folders = [f for f in args.photoreal.split(",") if f]
+        tiles = export_photoreal_tiles(folders, work / "photoreal", args.photoreal_copies)
+        sets.append({"photoreal": folders, "copies": args.photoreal_copies, "tiles": tiles})
+        train_dirs.append(work / "photoreal" / "images")
+        print(f"path-traced: {tiles} tiles, {time.monotonic() - start:.0f} s", flush=True)
     data = work / "data.yaml"
     data.write_text(
         "train:\n"
-        + "".join(f"  - {work / f'set{s}' / 'train' / 'images'}\n" for s, _, _ in sets_wanted)
+        + "".join(f"  - {d}\n" for d in train_dirs)
         + "val:\n"
         + "".join(f"  - {work / f'set{s}' / 'val' / 'images'}\n" for s, _, _ in sets_wanted)
         + "names:\n"

@@ -24,8 +24,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
+from geometry.shapes import BASE_HEIGHT_IN, base_semi_axes_in
+from vision.detect_classical import MARKER_RADIUS_IN
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, TILE_PX
 from vision.synth.table import RenderedTable, render_table, webcam_lens
 
@@ -53,6 +56,71 @@ def boxes_in_top_view(table: RenderedTable, frame: TableFrame, px_per_in: float)
         cls = CLASSES.index(name)
         out.append(Box(cls, *xy.min(axis=0), *xy.max(axis=0)))
     return out
+
+
+def _ring_in(x: float, y: float, a: float, b: float, facing_deg: float, n: int = 48) -> npt.NDArray[np.float64]:
+    """``n`` points round an ellipse of semi-axes a, b (inches) centred at (x, y), its long axis at ``facing_deg``."""
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    f = math.radians(facing_deg)
+    return np.c_[
+        x + a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f),
+        y + a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f),
+    ]
+
+
+def boxes_from_truth(scene: dict[str, Any], frame: TableFrame, px_per_in: float) -> list[Box]:
+    """Every piece's box in the rectified view, from a true scene alone (path-traced photos come without
+    outlines): a base's foot and top rings where the camera sees them (``frame``'s pose: parallax, hills), markers
+    and terrain footprints on the table, as ``boxes_in_top_view`` makes them from a flat render's outlines."""
+    out = []
+    for m in scene["models"]:
+        a, b = base_semi_axes_in(str(m["base"]))
+        ring = _ring_in(float(m["x"]), float(m["y"]), a, b, float(m.get("facing_deg", 0.0)))
+        z_in = float(m.get("z", 0.0))
+        seen = [ring]
+        if frame.rvec is not None:  # without the camera's pose the view shows the ring where it stands
+            seen = [frame.image_to_table(frame.table_to_image(ring, z)) for z in (z_in, z_in + BASE_HEIGHT_IN)]
+        xy = np.concatenate(seen) * px_per_in
+        out.append(Box(CLASSES.index("oval" if "x" in str(m["base"]) else "round"), *xy.min(axis=0), *xy.max(axis=0)))
+    for o in scene.get("objectives", []):
+        r_in = float(o["diameter_mm"]) / 2 / 25.4 if "diameter_mm" in o else MARKER_RADIUS_IN
+        xy = _ring_in(float(o["x"]), float(o["y"]), r_in, r_in, 0.0) * px_per_in
+        out.append(Box(CLASSES.index("objective"), *xy.min(axis=0), *xy.max(axis=0)))
+    for t in scene.get("terrain", []):
+        xy = np.asarray(t["polygon"], float) * px_per_in
+        out.append(Box(CLASSES.index("terrain"), *xy.min(axis=0), *xy.max(axis=0)))
+    return out
+
+
+def export_photoreal_tiles(directories: list[str | Path], out: str | Path, copies: int = 1) -> int:
+    """Cut the photos of ``render-photoreal`` folders (or any folder of photo, empty table, truth and lens.json)
+    into YOLO tiles under ``out``/images and ``out``/labels, each ``copies`` times (path-traced photos are few
+    and slow to make; augmentation varies the copies). Each photo is calibrated from its own markers, as a
+    player's frame is. Returns the tiles written."""
+    root = Path(out)
+    for sub in ("images", "labels"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    count = 0
+    for directory in map(Path, directories):
+        lens = LensModel.load(directory / "lens.json") if (directory / "lens.json").is_file() else None
+        for photo_path in sorted(directory.glob("*[0-9].jpg")):
+            stem = str(photo_path)[: -len(".jpg")]
+            truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
+            photo, empty = cv2.imread(str(photo_path)), cv2.imread(stem + ".empty.jpg")
+            if photo is None or empty is None:
+                raise ValueError(f"{photo_path}: the photo or its .empty.jpg cannot be read")
+            try:
+                frame = calibrate(empty, Layout.from_json(truth["layout"]), lens)
+            except CalibrationError:
+                continue  # its markers cannot be seen: a player would move the camera
+            boxes = boxes_from_truth(truth["scene"], frame, DETECT_PX_PER_IN)
+            for k, (tile, lines) in enumerate(tiles(frame.rectify(photo, DETECT_PX_PER_IN), boxes)):
+                for copy in range(copies):
+                    name = f"{directory.name}_{photo_path.stem}_{k}_{copy}"
+                    cv2.imwrite(str(root / "images" / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 95])
+                    (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+                    count += 1
+    return count
 
 
 def tile_origins(length_px: int) -> list[int]:

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
-from geometry.shapes import BASE_HEIGHT_IN, base_semi_axes_in
+from geometry.shapes import BASE_HEIGHT_IN, MM_PER_IN, base_semi_axes_in
 from vision.detect_classical import MARKER_RADIUS_IN
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, TILE_PX
 from vision.synth.table import RenderedTable, render_table, webcam_lens
@@ -83,7 +83,7 @@ def boxes_from_truth(scene: dict[str, Any], frame: TableFrame, px_per_in: float)
         xy = np.concatenate(seen) * px_per_in
         out.append(Box(CLASSES.index("oval" if "x" in str(m["base"]) else "round"), *xy.min(axis=0), *xy.max(axis=0)))
     for o in scene.get("objectives", []):
-        r_in = float(o["diameter_mm"]) / 2 / 25.4 if "diameter_mm" in o else MARKER_RADIUS_IN
+        r_in = float(o["diameter_mm"]) / 2 / MM_PER_IN if "diameter_mm" in o else MARKER_RADIUS_IN
         xy = _ring_in(float(o["x"]), float(o["y"]), r_in, r_in, 0.0) * px_per_in
         out.append(Box(CLASSES.index("objective"), *xy.min(axis=0), *xy.max(axis=0)))
     for t in scene.get("terrain", []):

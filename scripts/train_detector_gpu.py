@@ -58,7 +58,8 @@ def main() -> None:
     parser.add_argument(
         "--photoreal",
         default="",
-        help="comma list of render-photoreal folders to train on too (labelled from their truth; never the test sets)",
+        help="comma list of render-photoreal folders to train on too (labelled from their truth; never the test "
+        "sets), or of folders of tiles already cut from them (images/ and labels/)",
     )
     parser.add_argument("--photoreal-copies", type=int, default=2, help="times each path-traced tile is used")
     args = parser.parse_args()
@@ -82,12 +83,20 @@ def main() -> None:
         sets.append(summary)
         print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
     train_dirs = [work / f"set{s}" / "train" / "images" for s, _, _ in sets_wanted]
-    if args.photoreal:  # session 44: path-traced photos, cut into tiles labelled from their truth
-        folders = [f for f in args.photoreal.split(",") if f]
-        tiles = export_photoreal_tiles(folders, work / "photoreal", args.photoreal_copies)
-        sets.append({"photoreal": folders, "copies": args.photoreal_copies, "tiles": tiles})
+    # Session 44: path-traced photos, cut into tiles labelled from their truth. A folder already cut here (its
+    # images/ and labels/, export_photoreal_tiles's output: a tenth the size of the photos) is used as it is.
+    folders = [Path(f) for f in args.photoreal.split(",") if f]
+    cut = [f for f in folders if (f / "images").is_dir() and (f / "labels").is_dir()]
+    photos = [f for f in folders if f not in cut]
+    if photos:
+        tiles = export_photoreal_tiles(photos, work / "photoreal", args.photoreal_copies)
+        sets.append({"photoreal": [str(f) for f in photos], "copies": args.photoreal_copies, "tiles": tiles})
         train_dirs.append(work / "photoreal" / "images")
-        print(f"path-traced: {tiles} tiles, {time.monotonic() - start:.0f} s", flush=True)
+    for folder in cut:
+        sets.append({"photoreal_tiles": str(folder), "tiles": len(list((folder / "images").glob("*.jpg")))})
+        train_dirs.append(folder.resolve() / "images")
+    if folders:
+        print(f"path-traced: {sets[len(sets_wanted) :]}, {time.monotonic() - start:.0f} s", flush=True)
     data = work / "data.yaml"
     data.write_text(
         "train:\n"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +92,7 @@ def boxes_from_truth(scene: dict[str, Any], frame: TableFrame, px_per_in: float)
     return out
 
 
-def export_photoreal_tiles(directories: list[str | Path], out: str | Path, copies: int = 1) -> int:
+def export_photoreal_tiles(directories: Sequence[str | Path], out: str | Path, copies: int = 1) -> int:
     """Cut the photos of ``render-photoreal`` folders (or any folder of photo, empty table, truth and lens.json)
     into YOLO tiles under ``out``/images and ``out``/labels, each ``copies`` times (path-traced photos are few
     and slow to make; augmentation varies the copies). Each photo is calibrated from its own markers, as a

@@ -84,7 +84,7 @@ def main() -> None:
         print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
     train_dirs = [work / f"set{s}" / "train" / "images" for s, _, _ in sets_wanted]
     # Session 44: path-traced photos, cut into tiles labelled from their truth. A folder already cut here (its
-    # images/ and labels/, export_photoreal_tiles's output: a tenth the size of the photos) is used as it is.
+    # images/ and labels/, export_photoreal_tiles's output: about a fifth the size of the photos) is used as it is.
     folders = [Path(f) for f in args.photoreal.split(",") if f]
     cut = [f for f in folders if (f / "images").is_dir() and (f / "labels").is_dir()]
     photos = [f for f in folders if f not in cut]

@@ -118,6 +118,7 @@ class CameraFeed:
             return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)
         if gate == "still":  # nothing changed since the last analysis
             return None, self._status(calib.message, calib.hidden, calib.stale, covered=True)
+        deployment = self.identified.tracker is None  # this frame's models become the game's
         try:
             result = analyze(
                 status.frame,
@@ -130,12 +131,11 @@ class CameraFeed:
                 None,
                 self.reference,
                 self.detector,
-                mates_settle_sizes=self.identified.tracker is None,  # later frames: the tracker knows the sizes
+                mates_settle_sizes=deployment,  # later frames: the tracker knows the sizes
             )
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
-        deployment = self.identified.tracker is None  # this frame's models become the game's
         scene, update = self.identified.identify(result.scene)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message

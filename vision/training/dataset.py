@@ -27,13 +27,14 @@ import numpy.typing as npt
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
-from geometry.shapes import BASE_HEIGHT_IN, MM_PER_IN, base_semi_axes_in
+from geometry.shapes import BASE_HEIGHT_IN, MM_PER_IN, Footprints
 from vision.detect_classical import MARKER_RADIUS_IN
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN, TILE_PX
 from vision.synth.table import RenderedTable, render_table, webcam_lens
 
 Image = npt.NDArray[np.uint8]
 TILE_STRIDE_PX = 256  # tiles overlap by 64 px: more than the largest base (a 120 mm oval is ~60 px)
+RING_POINTS = 48  # points round a base's or marker's outline, for its box
 MIN_VISIBLE = 0.6  # a piece cut by a tile's edge is labelled if this share of its box is inside
 
 
@@ -58,33 +59,33 @@ def boxes_in_top_view(table: RenderedTable, frame: TableFrame, px_per_in: float)
     return out
 
 
-def _ring_in(x: float, y: float, a: float, b: float, facing_deg: float, n: int = 48) -> npt.NDArray[np.float64]:
-    """``n`` points round an ellipse of semi-axes a, b (inches) centred at (x, y), its long axis at ``facing_deg``."""
-    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    f = math.radians(facing_deg)
-    return np.c_[
-        x + a * np.cos(t) * math.cos(f) - b * np.sin(t) * math.sin(f),
-        y + a * np.cos(t) * math.sin(f) + b * np.sin(t) * math.cos(f),
-    ]
-
-
 def boxes_from_truth(scene: dict[str, Any], frame: TableFrame, px_per_in: float) -> list[Box]:
     """Every piece's box in the rectified view, from a true scene alone (path-traced photos come without
     outlines): a base's foot and top rings where the camera sees them (``frame``'s pose: parallax, hills), markers
     and terrain footprints on the table, as ``boxes_in_top_view`` makes them from a flat render's outlines."""
     out = []
-    for m in scene["models"]:
-        a, b = base_semi_axes_in(str(m["base"]))
-        ring = _ring_in(float(m["x"]), float(m["y"]), a, b, float(m.get("facing_deg", 0.0)))
-        z_in = float(m.get("z", 0.0))
+    models = scene["models"]
+    feet = Footprints.from_bases(
+        [m["x"] for m in models],
+        [m["y"] for m in models],
+        [str(m["base"]) for m in models],
+        [m.get("facing_deg", 0.0) for m in models],
+        z_in=[m.get("z", 0.0) for m in models],
+    )
+    for m, ring, z_in in zip(models, feet.boundary_points(RING_POINTS), feet.z_in, strict=True):
         seen = [ring]
         if frame.rvec is not None:  # without the camera's pose the view shows the ring where it stands
             seen = [frame.image_to_table(frame.table_to_image(ring, z)) for z in (z_in, z_in + BASE_HEIGHT_IN)]
         xy = np.concatenate(seen) * px_per_in
         out.append(Box(CLASSES.index("oval" if "x" in str(m["base"]) else "round"), *xy.min(axis=0), *xy.max(axis=0)))
-    for o in scene.get("objectives", []):
-        r_in = float(o["diameter_mm"]) / 2 / MM_PER_IN if "diameter_mm" in o else MARKER_RADIUS_IN
-        xy = _ring_in(float(o["x"]), float(o["y"]), r_in, r_in, 0.0) * px_per_in
+    markers = scene.get("objectives", [])
+    discs = Footprints.build(
+        [o["x"] for o in markers],
+        [o["y"] for o in markers],
+        [float(o["diameter_mm"]) / 2 / MM_PER_IN if "diameter_mm" in o else MARKER_RADIUS_IN for o in markers],
+    )
+    for ring in discs.boundary_points(RING_POINTS):
+        xy = ring * px_per_in
         out.append(Box(CLASSES.index("objective"), *xy.min(axis=0), *xy.max(axis=0)))
     for t in scene.get("terrain", []):
         xy = np.asarray(t["polygon"], float) * px_per_in
@@ -116,9 +117,7 @@ def export_photoreal_tiles(directories: Sequence[str | Path], out: str | Path, c
             boxes = boxes_from_truth(truth["scene"], frame, DETECT_PX_PER_IN)
             for k, (tile, lines) in enumerate(tiles(frame.rectify(photo, DETECT_PX_PER_IN), boxes)):
                 for copy in range(copies):
-                    name = f"{directory.name}_{photo_path.stem}_{k}_{copy}"
-                    cv2.imwrite(str(root / "images" / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 95])
-                    (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+                    _write_tile(root, f"{directory.name}_{photo_path.stem}_{k}_{copy}", tile, lines)
                     count += 1
     return count
 
@@ -154,6 +153,12 @@ def tiles(top: Image, boxes: list[Box]) -> Iterator[tuple[Image, list[str]]]:
             yield tile, lines
 
 
+def _write_tile(root: Path, name: str, tile: Image, lines: list[str]) -> None:
+    """One tile and its YOLO label lines, as ultralytics finds them: ``root``/images and ``root``/labels."""
+    cv2.imwrite(str(root / "images" / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+
+
 def write_data_yaml(root: Path, val_split: str) -> Path:
     """The dataset file ultralytics reads: where the tiles are, and the class names."""
     path = root / "data.yaml"
@@ -181,8 +186,7 @@ def _export_one(args: tuple[int, str, str, str, str, bool]) -> int:
     count = 0
     for k, (tile, lines) in enumerate(tiles(top, boxes)):
         stem = f"{seed:06d}_{k}"
-        cv2.imwrite(str(Path(out_dir) / "images" / f"{stem}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        (Path(out_dir) / "labels" / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+        _write_tile(Path(out_dir), stem, tile, lines)
         count += 1
     return count
 

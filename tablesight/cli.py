@@ -178,6 +178,16 @@ def _table_size(text: str) -> tuple[float, float]:
     return width, depth
 
 
+def _photo_size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size {text!r}: give the photo size as WIDTHxHEIGHT in pixels, e.g. 1280x720") from None
+    if width < 320 or height < 240:
+        raise ValueError(f"--size {text!r}: too small to see a base (320x240 at least)")
+    return width, height
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -258,6 +268,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from vision.analyze import analyze, draw_overlay, make_detector
     from vision.colour import describe_alike
     from vision.covered import describe
+    from vision.resolution import describe_coarse
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
@@ -281,6 +292,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text += f"\n  {describe(covered)}"
     for pair in scene["measurement"].get("players_alike", []):
         text += f"\n  {describe_alike(pair)}"
+    if "coarse" in scene["measurement"]:
+        text += f"\n  {describe_coarse(scene['measurement']['coarse'])}"
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0
@@ -379,6 +392,7 @@ def cmd_render_tables(args: argparse.Namespace) -> int:
         rims=args.rims,
         group=args.group,
         side_markers=args.side_markers,
+        size=_photo_size(args.size),
     )
     _emit(
         args,
@@ -1042,6 +1056,7 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument(
         "--side-markers", action="store_true", help="the kit's two more markers at the middle of the long edges"
     )
+    rt.add_argument("--size", default="1920x1080", help="the webcam's photo size in pixels, WIDTHxHEIGHT")
     rt.set_defaults(run=cmd_render_tables)
 
     pr = add(

@@ -23,6 +23,7 @@ from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
 from vision.refiner import DEFAULT_REFINER
+from vision.resolution import coarse_note, table_px_per_in
 from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
@@ -268,6 +269,8 @@ def analyze(
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     alike = alike_players(players or {})
+    scales_px_per_in = table_px_per_in(frame, layout.width_in, layout.depth_in)
+    coarse = coarse_note(scales_px_per_in)
     units: dict[str, dict[str, Any]] = {}
     models = []
     for k in range(len(bases)):
@@ -317,6 +320,9 @@ def analyze(
             ],
             # Players whose colours the camera can hardly tell apart: the players it gave their bases need confirming.
             **({"players_alike": [{"players": [a, b], "delta_e": d} for a, b, d in alike]} if alike else {}),
+            # The photo's pixels to the inch where it sees the table most coarsely; too few: sizes and teams unsure.
+            "px_per_in": round(float(scales_px_per_in.min()), 1),
+            **({"coarse": coarse} if coarse else {}),
         },
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3

@@ -45,21 +45,23 @@ def render_dataset(
     rims: str = "palette",
     group: int | None = None,
     side_markers: bool = False,
+    size: tuple[int, int] = (1920, 1080),
 ) -> list[Path]:
     """Write ``count`` rendered tables (photo, empty reference, truth, YOLO labels). Never trained on when held out.
     ``figures``: how figures stand on their bases ('blob' or 'varied', vision/synth/table.py: FIGURE_STYLES);
     ``trees``: woods carry trees; ``rims``: 'palette' or 'near-mat' (vision/synth/table.py: RIM_STYLES);
     ``group``: every table on one group of players' mat, in their colours (render_table's ``group``);
-    ``side_markers``: the kit's two markers at the middle of the long edges too (Layout.default's)."""
+    ``side_markers``: the kit's two markers at the middle of the long edges too (Layout.default's);
+    ``size``: the webcam's (width, height) in pixels, its lens calibrated at that size."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
     # The webcam's lens, calibrated once from photos of the kit's board, as a player would.
-    lens = webcam_lens(seed)
+    lens = webcam_lens(seed, size)
     lens.save(root / "lens.json")
     for k in range(count):
         game = games[k % len(games)]
-        written.append(render_one(root, seed + k, game, style, figures, trees, rims, group, side_markers))
+        written.append(render_one(root, seed + k, game, style, figures, trees, rims, group, side_markers, size))
     return written
 
 
@@ -73,10 +75,19 @@ def render_one(
     rims: str = "palette",
     group: int | None = None,
     side_markers: bool = False,
+    size: tuple[int, int] = (1920, 1080),
 ) -> Path:
     """Render table ``seed`` of ``game`` into ``root``: photo, empty reference, truth and YOLO labels; the photo's path."""
     table = render_table(
-        seed, game, style=style, figures=figures, trees=trees, rims=rims, group=group, side_markers=side_markers
+        seed,
+        game,
+        size,
+        style=style,
+        figures=figures,
+        trees=trees,
+        rims=rims,
+        group=group,
+        side_markers=side_markers,
     )
     return write_rendered(table, root / f"{seed:05d}")
 

@@ -29,6 +29,7 @@ from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
 from vision.live.sources import FrameSource, ResilientSource
+from vision.resolution import describe_coarse
 from web.feeds import empty_scene
 from web.session import CameraStatus
 
@@ -141,7 +142,8 @@ class CameraFeed:
         message = calib.message
         if deployment:  # players' colours the camera can hardly tell apart: the teams it read need confirming
             alike = [describe_alike(pair) for pair in result.scene["measurement"].get("players_alike", [])]
-            message = "; ".join(filter(None, [message, *alike]))
+            coarse = result.scene["measurement"].get("coarse")
+            message = "; ".join(filter(None, [message, *alike, describe_coarse(coarse) if coarse else ""]))
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale, covered=True)

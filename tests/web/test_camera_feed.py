@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -171,3 +172,27 @@ def test_players_with_colours_too_alike_are_told_at_deployment_only() -> None:
     assert len(statuses) == 2
     assert "players red and blue have colours only 6.7 apart" in statuses[0].message
     assert "have colours only" not in statuses[1].message
+
+
+def test_a_camera_seeing_the_table_too_coarsely_is_told_at_deployment_only() -> None:
+    # vision/resolution.py: a 1280x720 webcam over a 44"x60" table sees it at 8-10 pixels to the inch, where base
+    # sizes and teams are read less surely (docs/vision.md, session 45). The page asks the players to confirm them.
+    game = "grinding-annihilation"
+    table = render_table(21005, game, size=(1280, 720))
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    moved = table.image
+    for model in table.scene["models"][:4]:  # a unit picked up: enough change for the gate at 720p
+        moved = lift_one_model(dataclasses.replace(table, image=moved), model["id"])
+    feed = CameraFeed(
+        lambda: IteratorSource(iter([table.empty] + [table.image] * 5 + [moved] * 5)),
+        table.layout,
+        "test camera",
+        game,
+        lens,
+        {p["id"]: p["color"] for p in table.scene["players"]},
+        make_detector("classical"),
+    )
+    statuses = [status for scene, status in (feed.next() for _ in range(11)) if scene is not None]
+    assert len(statuses) == 2
+    assert "the camera sees 100% of the table at under 12 pixels to the inch" in statuses[0].message
+    assert "pixels to the inch" not in statuses[1].message

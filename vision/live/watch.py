@@ -23,6 +23,7 @@ from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
 from vision.live.sources import FrameSource, ResilientSource
+from vision.resolution import describe_coarse
 
 
 @dataclass
@@ -119,6 +120,10 @@ def watch(
         if deployment:  # players' colours the camera can hardly tell apart: the teams it read need confirming
             for pair in result.scene["measurement"].get("players_alike", []):
                 yield Event("status", {"message": describe_alike(pair), "stale": False})
+            if "coarse" in result.scene["measurement"]:  # sizes and teams it read there need confirming too
+                yield Event(
+                    "status", {"message": describe_coarse(result.scene["measurement"]["coarse"]), "stale": False}
+                )
         covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
         if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
             yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})

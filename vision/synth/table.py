@@ -381,12 +381,12 @@ def _raise_hill(
         part[side] = wall
 
 
-def webcam_lens(seed: int) -> LensModel:
-    """The renderer's webcam, calibrated from rendered photos of the kit's board, as a player would."""
+def webcam_lens(seed: int, size: tuple[int, int] = (1920, 1080)) -> LensModel:
+    """The renderer's webcam at ``size`` (width, height), calibrated from rendered photos of the kit's board, as a
+    player would."""
     from calibration.lens import calibrate_lens
     from vision.synth.charuco_views import charuco_views
 
-    size = (1920, 1080)
     K = Camera.looking_at_table((24.0, 24.0), size, hfov_deg=WEBCAM_HFOV_DEG).K
     lens, _ = calibrate_lens(charuco_views(K, WEBCAM_DISTORTION, size, 14, np.random.default_rng(seed)))
     return lens

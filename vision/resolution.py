@@ -17,6 +17,7 @@ from calibration.table_frame import TableFrame
 # Under this many photo pixels to the inch, base sizes and team colours are read less surely. 44"x60" tables
 # rendered at 1280x720 to 1920x1080 (3,541 bases found, by the photo's scale where each stands; docs/vision.md,
 # session 45): sizes right 92 % under 11 px/in, 96.7 % at 11-12, 98.6-99.5 % from 12 up; teams 96 %, 98 %, 99 %.
+# With the size reader trained on coarse photos too (session 45): 95-96 %, 98.0 %, 98.9-99.5 %.
 COARSE_PX_PER_IN = 12.0
 GRID_POINTS = 17  # per side: the scale is sampled on a 17x17 grid over the table
 

@@ -265,10 +265,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     import cv2
 
     from calibration.table_frame import TableFrame
-    from vision.analyze import analyze, draw_overlay, make_detector
-    from vision.colour import describe_alike
+    from vision.analyze import analyze, draw_overlay, make_detector, to_confirm
     from vision.covered import describe
-    from vision.resolution import describe_coarse
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
@@ -290,10 +288,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text = f'found {len(scene["models"])} bases and {len(scene["objectives"])} objective markers; sigma {scene["measurement"]["sigma_in"]:.3f}"'
     for covered in scene["measurement"].get("covered", []):
         text += f"\n  {describe(covered)}"
-    for pair in scene["measurement"].get("players_alike", []):
-        text += f"\n  {describe_alike(pair)}"
-    if "coarse" in scene["measurement"]:
-        text += f"\n  {describe_coarse(scene['measurement']['coarse'])}"
+    for message in to_confirm(scene["measurement"]):
+        text += f"\n  {message}"
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0

@@ -17,13 +17,13 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import BASE_HEIGHT_IN
 from vision.centre_sigma import centre_sigma_in
-from vision.colour import alike_players, bgr_to_lab, hex_to_bgr, lab_to_bgr
+from vision.colour import alike_players, bgr_to_lab, describe_alike, hex_to_bgr, lab_to_bgr
 from vision.covered import covered_regions
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
 from vision.refiner import DEFAULT_REFINER
-from vision.resolution import coarse_note, table_px_per_in
+from vision.resolution import coarse_note, describe_coarse, table_px_per_in
 from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
@@ -327,6 +327,14 @@ def analyze(
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3
     return Analysis(scene, detections, frame, times, top)
+
+
+def to_confirm(measurement: dict[str, Any]) -> list[str]:
+    """What the players are asked to confirm of a scene's ``measurement``: the teams of players whose colours are
+    alike, then what a photo too coarse read. ``analyze`` prints these; ``watch`` and the page say them at the
+    deployment frame."""
+    alike = [describe_alike(pair) for pair in measurement.get("players_alike", [])]
+    return alike + ([describe_coarse(measurement["coarse"])] if "coarse" in measurement else [])
 
 
 def reading_order(x_in: npt.ArrayLike, y_in: npt.ArrayLike, row_gap_in: float = ROW_GAP_IN) -> list[int]:

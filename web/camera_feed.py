@@ -21,15 +21,13 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
-from vision.analyze import Detector, analyze, make_detector
-from vision.colour import describe_alike
+from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
 from vision.live.sources import FrameSource, ResilientSource
-from vision.resolution import describe_coarse
 from web.feeds import empty_scene
 from web.session import CameraStatus
 
@@ -140,10 +138,8 @@ class CameraFeed:
         scene, update = self.identified.identify(result.scene)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message
-        if deployment:  # players' colours the camera can hardly tell apart: the teams it read need confirming
-            alike = [describe_alike(pair) for pair in result.scene["measurement"].get("players_alike", [])]
-            coarse = result.scene["measurement"].get("coarse")
-            message = "; ".join(filter(None, [message, *alike, describe_coarse(coarse) if coarse else ""]))
+        if deployment:  # teams of alike colours, what a coarse photo read: the players are asked to confirm
+            message = "; ".join(filter(None, [message, *to_confirm(result.scene["measurement"])]))
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale, covered=True)

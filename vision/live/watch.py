@@ -15,15 +15,13 @@ from typing import Any
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
-from vision.analyze import Detector, analyze, make_detector
-from vision.colour import describe_alike
+from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
 from vision.live.sources import FrameSource, ResilientSource
-from vision.resolution import describe_coarse
 
 
 @dataclass
@@ -117,13 +115,9 @@ def watch(
         result = analyze(
             status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector, deployment
         )
-        if deployment:  # players' colours the camera can hardly tell apart: the teams it read need confirming
-            for pair in result.scene["measurement"].get("players_alike", []):
-                yield Event("status", {"message": describe_alike(pair), "stale": False})
-            if "coarse" in result.scene["measurement"]:  # sizes and teams it read there need confirming too
-                yield Event(
-                    "status", {"message": describe_coarse(result.scene["measurement"]["coarse"]), "stale": False}
-                )
+        if deployment:  # teams of alike colours, what a coarse photo read: the players are asked to confirm
+            for message in to_confirm(result.scene["measurement"]):
+                yield Event("status", {"message": message, "stale": False})
         covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
         if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
             yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})

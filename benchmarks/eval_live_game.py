@@ -234,7 +234,7 @@ def main() -> None:
         starts_off.append([math.dist(started.get(i, (math.inf, 0.0)), before[i]) for i in ids])
 
     # Each true move against the recorded one of the same model, in order.
-    errors, sigmas, missing = [], [], 0
+    errors, signed, sigmas, missing = [], [], [], 0
     pending = list(recorded)
     for mid, length, true_from, true_to in expected:
         k = next((j for j, h in enumerate(pending) if h["model"] == mid), None)
@@ -243,7 +243,8 @@ def main() -> None:
             if args.trace:
                 print(f'  move of {mid}: true {length:.3f}", not recorded')
             continue
-        errors.append(abs(pending[k]["length_in"] - length))
+        signed.append(pending[k]["length_in"] - length)
+        errors.append(abs(signed[-1]))
         sigmas.append(pending[k]["length_sigma_in"])
         if args.trace and errors[-1] > 0.05:
             h = pending[k]
@@ -275,6 +276,11 @@ def main() -> None:
         f"moves: {len(expected)} true, {len(errors)} recorded, {missing} missed, {len(pending)} spurious; "
         f'{within}/{len(expected)} within 0.05" (max error {max(errors, default=float("nan")):.3f}", '
         f'median {float(np.median(errors)) if errors else float("nan"):.3f}")'
+    )
+    # A bias would show here (a scale error in the calibration makes every move long or short alike).
+    print(
+        f'  recorded minus true length: mean {float(np.mean(signed)) if signed else float("nan"):+.4f}", '
+        f"{sum(e > 0 for e in signed)} longer, {sum(e < 0 for e in signed)} shorter"
     )
     # Honest uncertainty: the true length within 2 of the recorded 1-sigma (about 95 % when the sigmas are right;
     # a length is a difference of two places, so its sigma is theirs combined).

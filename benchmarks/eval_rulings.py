@@ -1,10 +1,11 @@
 """Rulings from analysed photos against rulings from the true scenes (issue 5's end-to-end check).
 
-    python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--detector auto] [--hard none]
+    python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--detector auto] [--hard none] [--found-sizes]
 
 Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default),
 analyses each photo, gives the true roster the measured positions and sigmas
-(``tablesight.ruling_agreement``) and counts the rulings that agree with the
+(``tablesight.ruling_agreement``; with ``--found-sizes`` the bases the camera read too, as
+the scene stands before the players confirm it) and counts the rulings that agree with the
 truth, say too close to call, are wrong, or cannot be judged (a model missed).
 """
 
@@ -32,6 +33,9 @@ def main() -> None:
     parser.add_argument(
         "--sigma-mm", type=float, default=None, help="give every centre this sigma instead (0.32: the old fixed one)"
     )
+    parser.add_argument(
+        "--found-sizes", action="store_true", help="each model on the base size the camera read, not the roster's"
+    )
     args = parser.parse_args()
     if args.sigma_mm is not None:
         for how in CENTRE_SIGMA_MM:
@@ -44,7 +48,9 @@ def main() -> None:
         truth = with_focal_point_roster(table.scene)
         found = analyze_rendered(table, lens, detector).scene
         models, markers = match_scene(truth, found)
-        result = compare(truth, found, [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers])
+        result = compare(
+            truth, found, [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers], args.found_sizes
+        )
         totals["agree"] += result.agree
         totals["too_close"] += result.too_close
         totals["wrong"] += len(result.wrong)
@@ -59,8 +65,10 @@ def main() -> None:
             flush=True,
         )
     judged = totals["agree"] + totals["too_close"] + totals["wrong"]
+    sizes = "found" if args.found_sizes else "roster"
     print(
-        f"{args.tables} tables, detector {args.detector}: {judged} rulings judged: agree {totals['agree']}, "
+        f"{args.tables} tables, detector {args.detector}, sizes {sizes}: {judged} rulings judged: "
+        f"agree {totals['agree']}, "
         f"too close to call {totals['too_close']}, wrong {totals['wrong']} ({totals['wrong'] / max(judged, 1):.1%}); "
         f"{totals['not_judged']} not judged ({totals['missed']} of {totals['models']} models missed)"
     )

@@ -55,13 +55,18 @@ def measured_scene(
     found: dict[str, Any],
     model_pairs: list[tuple[int, int]],
     objective_pairs: list[tuple[int, int]],
+    found_sizes: bool = False,
 ) -> dict[str, Any]:
-    """The true roster with the found pieces where the camera measured them (``pairs``: truth index, found index)."""
+    """The true roster with the found pieces where the camera measured them (``pairs``: truth index, found index).
+    ``found_sizes``: each model on the base the camera read (the scene as analysed, before players confirm it),
+    not the roster's."""
     models = []
     for i, j in model_pairs:
         t, f = truth["models"][i], found["models"][j]
         moved = {k: f[k] for k in ("x", "y", "z", "sigma_in")}
-        if "x" in t["base"]:  # an oval's facing is measured too
+        if found_sizes:
+            moved["base"] = f["base"]
+        if "x" in moved.get("base", t["base"]):  # an oval's facing is measured too
             moved["facing_deg"] = f["facing_deg"]
         models.append({**t, **moved})
     objectives = [
@@ -76,8 +81,10 @@ def compare(
     found: dict[str, Any],
     model_pairs: list[tuple[int, int]],
     objective_pairs: list[tuple[int, int]],
+    found_sizes: bool = False,
 ) -> Agreement:
-    """Every ruling of ``truth``'s game, judged on the truth and on the measured scene."""
+    """Every ruling of ``truth``'s game, judged on the truth and on the measured scene (``found_sizes``: see
+    ``measured_scene``)."""
     result = Agreement()
     seen = {i for i, _ in model_pairs}
     missed = [m for k, m in enumerate(truth["models"]) if k not in seen]
@@ -90,7 +97,7 @@ def compare(
     }
     found_objectives = {truth["objectives"][i]["id"] for i, _ in objective_pairs}
     blind_objectives |= {o["id"] for o in truth["objectives"]} - found_objectives
-    measured = measured_scene(truth, found, model_pairs, objective_pairs)
+    measured = measured_scene(truth, found, model_pairs, objective_pairs, found_sizes)
     true_rulings = {_key(r): r for r in check(Scene.from_dict(truth, "truth")).rulings}
     photo_rulings = {_key(r): r for r in check(Scene.from_dict(measured, "measured")).rulings}
     for key in sorted(set(true_rulings) | set(photo_rulings)):

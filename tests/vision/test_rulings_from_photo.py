@@ -4,7 +4,8 @@ Rules checked (Affinity: Focal Point, ../shared/rulebooks/affinity-focal-point.m
 formation must remain within 2 inches of at least one other model in the same formation"), Combat (targeting in
 melee and at range), Objectives (Claiming Objectives, Contested Objectives) and Resolve. The roster (who is who,
 base sizes) is the one the players
-confirm; the positions and their sigmas are what the camera measured.
+confirm; the positions and their sigmas are what the camera measured. The rulings must also hold with the base
+sizes as the camera read them, before the players confirm anything.
 """
 
 from __future__ import annotations
@@ -37,7 +38,35 @@ def test_rulings_from_the_analysed_photo_agree_with_the_truth_or_say_too_close(s
     models, markers = match_scene(truth, found)
     pairs, marker_pairs = [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers]
     Scene.from_dict(measured_scene(truth, found, pairs, marker_pairs), "measured")  # a valid scene
-    result = compare(truth, found, pairs, marker_pairs)
-    assert result.wrong == [], result.wrong
-    assert result.judged >= 5  # cohesion, control and Resolve at least: the check has something to check
-    assert result.agree >= result.too_close  # sigma honest, but not so wide that nothing is decided
+    for found_sizes in (False, True):
+        result = compare(truth, found, pairs, marker_pairs, found_sizes)
+        assert result.wrong == [], (found_sizes, result.wrong)
+        assert result.judged >= 5  # cohesion, control and Resolve at least: the check has something to check
+        assert result.agree >= result.too_close  # sigma honest, but not so wide that nothing is decided
+
+
+def test_the_measured_scene_takes_the_base_sizes_the_camera_read_only_when_asked() -> None:
+    truth = {
+        "models": [{"id": "a", "unit": "u", "base": "32", "x": 1.0, "y": 1.0}],
+        "objectives": [],
+    }
+    found = {
+        "models": [
+            {
+                "id": "b1",
+                "unit": "p-found",
+                "base": "60x35",
+                "x": 1.02,
+                "y": 0.99,
+                "z": 0.0,
+                "sigma_in": 0.01,
+                "facing_deg": 30.0,
+            }
+        ],
+        "objectives": [],
+        "measurement": {"sigma_in": 0.01},
+    }
+    roster = measured_scene(truth, found, [(0, 0)], [])["models"][0]
+    assert (roster["id"], roster["base"], roster["x"]) == ("a", "32", 1.02) and "facing_deg" not in roster
+    read = measured_scene(truth, found, [(0, 0)], [], found_sizes=True)["models"][0]
+    assert (read["id"], read["base"], read["facing_deg"]) == ("a", "60x35", 30.0)

@@ -1,8 +1,10 @@
 """Rulings from analysed photos against rulings from the true scenes (issue 5's end-to-end check).
 
-    python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--detector auto] [--hard none] [--found-sizes]
+    python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--game G] [--detector auto] [--hard none]
+        [--found-sizes]
 
-Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default),
+Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default; ``--game
+grinding-annihilation``: 44"x60" ones),
 analyses each photo, gives the true roster the measured positions and sigmas
 (``tablesight.ruling_agreement``; with ``--found-sizes`` the bases the camera read too, as
 the scene stands before the players confirm it) and counts the rulings that agree with the
@@ -23,12 +25,17 @@ from vision.centre_sigma import CENTRE_SIGMA_MM  # noqa: E402
 from vision.evaluate import analyze_rendered, match_scene  # noqa: E402
 from vision.synth.table import render_table, webcam_lens  # noqa: E402
 
+GAMES = ("focal-point", "grinding-annihilation")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--seed", type=int, default=5000)
     parser.add_argument("--detector", default="auto")
+    parser.add_argument(
+        "--game", default="focal-point", choices=GAMES, help="whose tables to render (Grinding-Annihilation: 44x60)"
+    )
     parser.add_argument("--hard", default=None, help="none, crowded, dark, hills, occluded (default: drawn)")
     parser.add_argument(
         "--sigma-mm", type=float, default=None, help="give every centre this sigma instead (0.32: the old fixed one)"
@@ -44,8 +51,9 @@ def main() -> None:
     lens = webcam_lens(args.seed)
     totals = {"agree": 0, "too_close": 0, "wrong": 0, "not_judged": 0, "models": 0, "missed": 0}
     for k in range(args.tables):
-        table = render_table(args.seed + k, "focal-point", hard=args.hard)
-        truth = with_focal_point_roster(table.scene)
+        table = render_table(args.seed + k, args.game, hard=args.hard)
+        # Focal Point's rulings need its profiles; Grinding-Annihilation's (cohesion, threat range, objectives) don't.
+        truth = with_focal_point_roster(table.scene) if args.game == "focal-point" else table.scene
         found = analyze_rendered(table, lens, detector).scene
         models, markers = match_scene(truth, found)
         result = compare(
@@ -67,7 +75,7 @@ def main() -> None:
     judged = totals["agree"] + totals["too_close"] + totals["wrong"]
     sizes = "found" if args.found_sizes else "roster"
     print(
-        f"{args.tables} tables, detector {args.detector}, sizes {sizes}: {judged} rulings judged: "
+        f"{args.tables} {args.game} tables, detector {args.detector}, sizes {sizes}: {judged} rulings judged: "
         f"agree {totals['agree']}, "
         f"too close to call {totals['too_close']}, wrong {totals['wrong']} ({totals['wrong'] / max(judged, 1):.1%}); "
         f"{totals['not_judged']} not judged ({totals['missed']} of {totals['models']} models missed)"

@@ -64,8 +64,9 @@ def measured_scene(
     for i, j in model_pairs:
         t, f = truth["models"][i], found["models"][j]
         moved = {k: f[k] for k in ("x", "y", "z", "sigma_in")}
-        if found_sizes:
+        if found_sizes:  # the read size, and its doubt
             moved["base"] = f["base"]
+            moved["base_sigma_in"] = f.get("base_sigma_in", 0.0)
         if "x" in moved.get("base", t["base"]):  # an oval's facing is measured too
             moved["facing_deg"] = f["facing_deg"]
         models.append({**t, **moved})

@@ -95,6 +95,7 @@ class Model:
     height_in: float
     sigma_in: float
     state: Mapping[str, Any]
+    base_sigma_in: float = 0.0  # doubt in the base's edge from a size read unsurely (vision/size_doubt.py)
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,8 @@ class Scene:
             [m.facing_deg for m in chosen],
             z_in=np.array([m.z for m in chosen], dtype=np.float64),
             height_in=np.array([m.height_in for m in chosen], dtype=np.float64),
-            sigma_in=np.array([m.sigma_in for m in chosen], dtype=np.float64),
+            # Every ruling measures from base edges: a size read unsurely adds its doubt to the centre's.
+            sigma_in=np.array([np.hypot(m.sigma_in, m.base_sigma_in) for m in chosen], dtype=np.float64),
         )
 
     def objective_footprints(self, objectives: tuple[Objective, ...] | list[Objective] | None = None) -> Footprints:
@@ -328,6 +330,7 @@ def _build(data: dict[str, Any], source: str) -> Scene:
                 float(m.get("height_in", 0.0)),
                 float(m.get("sigma_in", default_sigma)),
                 m.get("state", {}),
+                float(m.get("base_sigma_in", 0.0)),
             )
             for m in data.get("models", [])
         ),

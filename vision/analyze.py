@@ -24,6 +24,7 @@ from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
 from vision.refiner import DEFAULT_REFINER
 from vision.resolution import coarse_note, describe_coarse, table_px_per_in
+from vision.size_doubt import EDGE_SIGMA_SHOWN_IN, base_edge_sigma_in
 from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
@@ -261,6 +262,8 @@ def analyze(
     teams = agree_players(x, y, sizes, teams, colour_distances)
     if mates_settle_sizes:
         sizes = agree_with_mates(x, y, sizes, teams, bases.size_p)
+    # A size read unsurely leaves the base's edge in doubt: rulings from edges must say so (vision/size_doubt.py).
+    edge_sigma = base_edge_sigma_in(bases.size_p, sizes)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the
     # refiners measured, how obliquely the camera saw them).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
@@ -290,6 +293,7 @@ def analyze(
                 "z": round(float(z[k]), 4),
                 "facing_deg": round(float(bases.facing_deg[k]), 2),
                 "sigma_in": round(float(base_sigma[k]), 5),
+                **({"base_sigma_in": round(float(edge_sigma[k]), 4)} if edge_sigma[k] >= EDGE_SIGMA_SHOWN_IN else {}),
             }
         )
     scene = {

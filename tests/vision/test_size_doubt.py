@@ -1,0 +1,102 @@
+"""A base whose size was read unsurely carries that doubt into every ruling measured from its edge.
+
+Rule checked (Grinding-Annihilation, ../shared/rulebooks/grinding-annihilation.txt, Formation Cohesion): troops
+must stand "within 2" horizontally and 5" vertically of at least one other troop from that formation". Measured
+from base edges, so a base read one size small stands further off.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from calibration.lens import LensModel
+from geometry.measure import Verdict
+from rules.table_facts import check
+from tablesight.scene import Scene
+from vision.analyze import analyze, make_detector
+from vision.detections import ROUND_SIZES
+from vision.size_doubt import base_edge_sigma_in
+from vision.synth.table import render_table
+
+MM_PER_IN = 25.4
+
+
+def _p(**by_size: float) -> list[float]:
+    """A row of size probabilities: _p(s25=0.5, s40=0.5)."""
+    return [by_size.get("s" + s.replace(".", "_"), 0.0) for s in ROUND_SIZES]
+
+
+def test_a_size_read_surely_leaves_no_doubt_and_an_unsure_one_the_spread_of_the_radii() -> None:
+    sure = _p(s32=1.0)
+    split = _p(s25=0.5, s28_5=0.5)  # 12.5 or 14.25 mm of radius: half the time 1.75 mm off
+    sigma = base_edge_sigma_in([sure, split], ["32", "25"])
+    assert sigma[0] == pytest.approx(0.0, abs=1e-12)
+    assert sigma[1] == pytest.approx(math.sqrt(0.5) * 1.75 / MM_PER_IN, rel=1e-6)
+
+
+def test_the_doubt_is_about_the_size_the_base_was_given_even_where_its_mates_gave_it() -> None:
+    # The refiner leaned to 28.5 mm, the unit-mates settled it at 32 mm: the doubt is the 28.5 mm reading's weight.
+    sigma = base_edge_sigma_in([_p(s28_5=0.7, s32=0.3)], ["32"])
+    assert sigma[0] == pytest.approx(math.sqrt(0.7) * 1.75 / MM_PER_IN, rel=1e-6)
+
+
+def test_ovals_and_bases_the_refiner_did_not_read_carry_no_size_doubt() -> None:
+    unread = [float("nan")] * len(ROUND_SIZES)
+    sigma = base_edge_sigma_in([unread, unread], ["40", "60x35"])
+    assert np.array_equal(sigma, [0.0, 0.0])
+
+
+def _two_troops(gap_in: float, base_sigma_in: float) -> dict[str, Any]:
+    """Two 25 mm troops of one formation whose bases stand ``gap_in`` apart edge to edge."""
+    radius_in = 12.5 / MM_PER_IN
+    second: dict[str, Any] = {"id": "m2", "unit": "u1", "base": "25", "x": 10.0 + gap_in + 2 * radius_in, "y": 10.0}
+    if base_sigma_in:
+        second["base_sigma_in"] = base_sigma_in
+    return {
+        "format": "tablesight-scene/1",
+        "game": "grinding-annihilation",
+        "table": {"width_in": 44, "depth_in": 60},
+        "players": [{"id": "red"}],
+        "units": [{"id": "u1", "player": "red", "name": "Wardens"}],
+        "models": [
+            {"id": "m1", "unit": "u1", "base": "25", "x": 10.0, "y": 10.0, "sigma_in": 0.02},
+            {**second, "sigma_in": 0.02},
+        ],
+        "terrain": [],
+        "objectives": [],
+    }
+
+
+def _cohesion(scene: dict[str, Any]) -> Verdict:
+    rulings = check(Scene.from_dict(scene, "test")).rulings
+    return next(r.verdict for r in rulings if "Cohesion" in r.question)
+
+
+def test_a_cohesion_ruling_that_hangs_on_an_unsure_size_is_too_close_to_call() -> None:
+    # 2.10" apart: clearly out with sure sizes (2 sigma of the centres is 0.06").
+    assert _cohesion(_two_troops(2.10, 0.0)) is Verdict.NO
+    # The second base read 25 mm at P 0.53 against 40 mm at 0.20 (held-out table 5020): 0.17" of doubt.
+    doubt = float(base_edge_sigma_in([_p(s25=0.528, s28_5=0.109, s32=0.125, s40=0.204, s50=0.031)], ["25"])[0])
+    assert doubt == pytest.approx(0.17, abs=0.01)
+    assert _cohesion(_two_troops(2.10, doubt)) is Verdict.TOO_CLOSE
+    # Far enough out, it is out whatever the size.
+    assert _cohesion(_two_troops(3.0, doubt)) is Verdict.NO
+
+
+def test_a_photo_analysed_gives_unsurely_read_bases_their_doubt_in_the_scene() -> None:
+    table = render_table(21, "grinding-annihilation")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    scene = analyze(
+        table.image, table.layout, table.empty, lens=lens, players=players, detector=make_detector("learned")
+    ).scene
+    Scene.from_dict(scene, "analysed")  # the schema knows the field
+    doubts = [m["base_sigma_in"] for m in scene["models"] if "base_sigma_in" in m]
+    assert doubts  # some of its 13 bases were read less than surely
+    assert all(0.001 <= d < 0.5 for d in doubts)
+    # Most bases are read surely: the doubt is the exception, not a blanket widening of every ruling.
+    assert len(doubts) < len(scene["models"]) / 2

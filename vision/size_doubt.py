@@ -1,0 +1,34 @@
+"""How far a base's edge may lie from where its read size puts it, when the size was read unsurely.
+
+Every ruling measures from base edges, so a base read one size small stands a whole step of radius apart from
+its neighbours: 40 mm read as 25 mm moves its edge 0.3". A size the base refiner read with probability 0.53
+is no fact to rule on, so each round base's edge gets a sigma from the refiner's own probabilities: the root of
+the expected squared radius error, were the base truly any of the other sizes. A size read surely gives
+(almost) nothing. Rulings combine it with the centre's sigma (``tablesight.scene.Scene.footprints``), so a
+ruling that hangs on an unsure size says *too close to call* instead of guessing (docs/vision.md, session 46).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from geometry.shapes import base_semi_axes_in
+from vision.detections import ROUND_SIZES
+
+RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
+EDGE_SIGMA_SHOWN_IN = 0.001  # less doubt than this is left out of the scene: a size read surely
+
+
+def base_edge_sigma_in(size_p: npt.ArrayLike, sizes: list[str]) -> npt.NDArray[np.float64]:
+    """(N,) sigma of each base's edge, in inches, from the refiner's size probabilities ``size_p`` (N,
+    len(ROUND_SIZES); NaN rows: not read by it) about the size it was given (``sizes``). Ovals, and bases the
+    refiner did not read, get 0: nothing is known of their doubt."""
+    p = np.asarray(size_p, dtype=np.float64).reshape(len(sizes), len(ROUND_SIZES))
+    out = np.zeros(len(sizes))
+    for k, size in enumerate(sizes):
+        if size not in ROUND_SIZES or np.isnan(p[k]).any():
+            continue
+        chosen_in = RADII_IN[ROUND_SIZES.index(size)]
+        out[k] = float(np.sqrt(np.sum(p[k] * (RADII_IN - chosen_in) ** 2) / max(float(p[k].sum()), 1e-12)))
+    return out

@@ -267,6 +267,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from calibration.table_frame import TableFrame
     from vision.analyze import analyze, draw_overlay, make_detector, to_confirm
     from vision.covered import describe
+    from vision.size_doubt import unsure_sizes
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
@@ -290,6 +291,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text += f"\n  {describe(covered)}"
     for message in to_confirm(scene["measurement"]):
         text += f"\n  {message}"
+    unsure = unsure_sizes(scene["models"])
+    if unsure:
+        text += f"\n  {unsure}"
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0

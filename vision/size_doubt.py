@@ -10,6 +10,8 @@ ruling that hangs on an unsure size says *too close to call* instead of guessing
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -18,6 +20,9 @@ from vision.detections import ROUND_SIZES
 
 RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
 EDGE_SIGMA_SHOWN_IN = 0.001  # less doubt than this is left out of the scene: a size read surely
+# Doubt worth a player's look: 25 mm against 28.5 mm at 4 to 1 (0.031"), or a whole unit's worth of rulings
+# hanging on it. Told on the command line (``unsure_sizes``), not asked: the rulings already widen for it.
+UNSURE_SIZE_IN = 0.03
 
 
 def base_edge_sigma_in(size_p: npt.ArrayLike, sizes: list[str]) -> npt.NDArray[np.float64]:
@@ -32,3 +37,16 @@ def base_edge_sigma_in(size_p: npt.ArrayLike, sizes: list[str]) -> npt.NDArray[n
         chosen_in = RADII_IN[ROUND_SIZES.index(size)]
         out[k] = float(np.sqrt(np.sum(p[k] * (RADII_IN - chosen_in) ** 2) / max(float(p[k].sum()), 1e-12)))
     return out
+
+
+def unsure_sizes(models: list[dict[str, Any]], least_in: float = UNSURE_SIZE_IN) -> str | None:
+    """One line naming the bases whose size was read unsurely (``base_sigma_in`` at least ``least_in``), most
+    doubtful first; None when there are none."""
+    unsure = sorted(
+        (m for m in models if float(m.get("base_sigma_in", 0.0)) >= least_in),
+        key=lambda m: -float(m["base_sigma_in"]),
+    )
+    if not unsure:
+        return None
+    named = ", ".join(f'{m["id"]} ({m["base"]} mm, edge +/-{float(m["base_sigma_in"]):.2f}")' for m in unsure)
+    return f"sizes read unsurely, check these bases (rulings from them allow for it): {named}"

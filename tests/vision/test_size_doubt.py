@@ -19,7 +19,7 @@ from rules.table_facts import check
 from tablesight.scene import Scene
 from vision.analyze import analyze, make_detector
 from vision.detections import ROUND_SIZES
-from vision.size_doubt import base_edge_sigma_in
+from vision.size_doubt import base_edge_sigma_in, unsure_sizes
 from vision.synth.table import render_table
 
 MM_PER_IN = 25.4
@@ -100,3 +100,17 @@ def test_a_photo_analysed_gives_unsurely_read_bases_their_doubt_in_the_scene() -
     assert all(0.001 <= d < 0.5 for d in doubts)
     # Most bases are read surely: the doubt is the exception, not a blanket widening of every ruling.
     assert len(doubts) < len(scene["models"]) / 2
+
+
+def test_the_command_line_names_the_bases_whose_size_is_unsure_most_doubtful_first() -> None:
+    models = [
+        {"id": "b1", "base": "32", "x": 1.0, "y": 1.0},
+        {"id": "b2", "base": "25", "x": 3.0, "y": 1.0, "base_sigma_in": 0.172},
+        {"id": "b3", "base": "28.5", "x": 5.0, "y": 1.0, "base_sigma_in": 0.0012},  # a sure read: not named
+        {"id": "b4", "base": "28.5", "x": 7.0, "y": 1.0, "base_sigma_in": 0.045},
+    ]
+    line = unsure_sizes(models)
+    assert line is not None
+    assert line.index("b2 (25 mm") < line.index("b4 (28.5 mm")
+    assert '+/-0.17"' in line and "b1" not in line and "b3" not in line
+    assert unsure_sizes(models[:1]) is None

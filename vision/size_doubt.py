@@ -20,8 +20,8 @@ from vision.detections import ROUND_SIZES
 
 RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
 EDGE_SIGMA_SHOWN_IN = 0.001  # less doubt than this is left out of the scene: a size read surely
-# Doubt worth a player's look: 25 mm against 28.5 mm at 4 to 1 (0.031"), or a whole unit's worth of rulings
-# hanging on it. Told on the command line (``unsure_sizes``), not asked: the rulings already widen for it.
+# Doubt worth a player's look (0.031": 25 mm against 28.5 mm at 4 to 1). Told on the command line
+# (``unsure_sizes``), not asked: the rulings already widen for it.
 UNSURE_SIZE_IN = 0.03
 
 

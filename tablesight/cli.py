@@ -267,7 +267,6 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from calibration.table_frame import TableFrame
     from vision.analyze import analyze, draw_overlay, make_detector, to_confirm
     from vision.covered import describe
-    from vision.size_doubt import unsure_sizes
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
@@ -289,11 +288,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text = f'found {len(scene["models"])} bases and {len(scene["objectives"])} objective markers; sigma {scene["measurement"]["sigma_in"]:.3f}"'
     for covered in scene["measurement"].get("covered", []):
         text += f"\n  {describe(covered)}"
-    for message in to_confirm(scene["measurement"]):
+    for message in to_confirm(scene):
         text += f"\n  {message}"
-    unsure = unsure_sizes(scene["models"])
-    if unsure:
-        text += f"\n  {unsure}"
     times = ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in result.times_ms.items())
     _emit(args, {"scene": scene, "times_ms": result.times_ms}, f"{text}\n  {times}")
     return 0

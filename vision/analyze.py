@@ -24,7 +24,7 @@ from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
 from vision.refiner import DEFAULT_REFINER
 from vision.resolution import coarse_note, describe_coarse, table_px_per_in
-from vision.size_doubt import EDGE_SIGMA_SHOWN_IN, base_edge_sigma_in
+from vision.size_doubt import EDGE_SIGMA_SHOWN_IN, base_edge_sigma_in, unsure_sizes
 from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
@@ -333,12 +333,15 @@ def analyze(
     return Analysis(scene, detections, frame, times, top)
 
 
-def to_confirm(measurement: dict[str, Any]) -> list[str]:
-    """What the players are asked to confirm of a scene's ``measurement``: the teams of players whose colours are
-    alike, then what a photo too coarse read. ``analyze`` prints these; ``watch`` and the page say them at the
-    deployment frame."""
+def to_confirm(scene: dict[str, Any]) -> list[str]:
+    """What the players are asked to confirm of an analysed ``scene``: the teams of players whose colours are
+    alike, what a photo too coarse read, and the bases whose size was read unsurely. ``analyze`` prints these;
+    ``watch`` and the page say them at the deployment frame, whose sizes the models keep all game."""
+    measurement = scene["measurement"]
     alike = [describe_alike(pair) for pair in measurement.get("players_alike", [])]
-    return alike + ([describe_coarse(measurement["coarse"])] if "coarse" in measurement else [])
+    coarse = [describe_coarse(measurement["coarse"])] if "coarse" in measurement else []
+    unsure = unsure_sizes(scene.get("models", []))
+    return alike + coarse + ([unsure] if unsure else [])
 
 
 def reading_order(x_in: npt.ArrayLike, y_in: npt.ArrayLike, row_gap_in: float = ROW_GAP_IN) -> list[int]:

@@ -138,8 +138,8 @@ class CameraFeed:
         scene, update = self.identified.identify(result.scene)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message
-        if deployment:  # teams of alike colours, what a coarse photo read: the players are asked to confirm
-            message = "; ".join(filter(None, [message, *to_confirm(result.scene["measurement"])]))
+        if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
+            message = "; ".join(filter(None, [message, *to_confirm(result.scene)]))
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale, covered=True)

@@ -17,7 +17,7 @@ from calibration.lens import LensModel
 from geometry.measure import Verdict
 from rules.table_facts import check
 from tablesight.scene import Scene
-from vision.analyze import analyze, make_detector
+from vision.analyze import analyze, make_detector, to_confirm
 from vision.detections import ROUND_SIZES
 from vision.size_doubt import base_edge_sigma_in, unsure_sizes
 from vision.synth.table import render_table
@@ -114,3 +114,15 @@ def test_the_command_line_names_the_bases_whose_size_is_unsure_most_doubtful_fir
     assert line.index("b2 (25 mm") < line.index("b4 (28.5 mm")
     assert '+/-0.17"' in line and "b1" not in line and "b3" not in line
     assert unsure_sizes(models[:1]) is None
+
+
+def test_unsure_sizes_are_among_what_the_players_are_asked_to_confirm_after_the_coarse_photo() -> None:
+    coarse = {"px_per_in": 8.6, "needed_px_per_in": 12, "table_share": 0.4}
+    scene = {
+        "measurement": {"coarse": coarse},
+        "models": [{"id": "b2", "base": "25", "x": 3.0, "y": 1.0, "base_sigma_in": 0.172}],
+    }
+    messages = to_confirm(scene)
+    assert len(messages) == 2 and "pixels to the inch" in messages[0]
+    assert messages[1].startswith("sizes read unsurely") and "b2 (25 mm" in messages[1]
+    assert to_confirm({"measurement": {}, "models": [{"id": "b1", "base": "32", "x": 1.0, "y": 1.0}]}) == []

@@ -115,8 +115,8 @@ def watch(
         result = analyze(
             status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector, deployment
         )
-        if deployment:  # teams of alike colours, what a coarse photo read: the players are asked to confirm
-            for message in to_confirm(result.scene["measurement"]):
+        if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
+            for message in to_confirm(result.scene):
                 yield Event("status", {"message": message, "stale": False})
         covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
         if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again

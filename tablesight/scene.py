@@ -215,7 +215,10 @@ class Scene:
             z_in=np.array([m.z for m in chosen], dtype=np.float64),
             height_in=np.array([m.height_in for m in chosen], dtype=np.float64),
             # Every ruling measures from base edges: a size read unsurely adds its doubt to the centre's.
-            sigma_in=np.array([np.hypot(m.sigma_in, m.base_sigma_in) for m in chosen], dtype=np.float64),
+            sigma_in=np.hypot(
+                np.array([m.sigma_in for m in chosen], dtype=np.float64),
+                np.array([m.base_sigma_in for m in chosen], dtype=np.float64),
+            ),
         )
 
     def objective_footprints(self, objectives: tuple[Objective, ...] | list[Objective] | None = None) -> Footprints:

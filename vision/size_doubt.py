@@ -20,8 +20,8 @@ from vision.detections import ROUND_SIZES
 
 RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
 EDGE_SIGMA_SHOWN_IN = 0.001  # less doubt than this is left out of the scene: a size read surely
-# Doubt worth a player's look (0.031": 25 mm against 28.5 mm at 4 to 1). Told on the command line
-# (``unsure_sizes``), not asked: the rulings already widen for it.
+# Doubt worth a player's look (0.031": 25 mm against 28.5 mm at 4 to 1): named among what the players confirm
+# at deployment (``unsure_sizes``, through vision.analyze.to_confirm); the rulings already widen for it.
 UNSURE_SIZE_IN = 0.03
 
 
@@ -35,7 +35,7 @@ def base_edge_sigma_in(size_p: npt.ArrayLike, sizes: list[str]) -> npt.NDArray[n
         if size not in ROUND_SIZES or np.isnan(p[k]).any():
             continue
         chosen_in = RADII_IN[ROUND_SIZES.index(size)]
-        out[k] = float(np.sqrt(np.sum(p[k] * (RADII_IN - chosen_in) ** 2) / max(float(p[k].sum()), 1e-12)))
+        out[k] = float(np.sqrt(np.sum(p[k] * (RADII_IN - chosen_in) ** 2)))  # each row sums to 1 (softmax)
     return out
 
 

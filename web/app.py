@@ -83,9 +83,18 @@ class TerrainCorrection(Strict):
     kind: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z-]{0,39}$")]
 
 
+class BaseCorrection(Strict):
+    """The players say which base a model stands on (the camera read its size wrongly or unsurely)."""
+
+    op: Literal["base"]
+    model: Ident
+    base: Annotated[str, StringConstraints(max_length=12)]
+
+
 class Correction(Strict):
     correction: Annotated[
-        MoveCorrection | AddCorrection | DeleteCorrection | TerrainCorrection, Field(discriminator="op")
+        MoveCorrection | AddCorrection | DeleteCorrection | TerrainCorrection | BaseCorrection,
+        Field(discriminator="op"),
     ]
 
 

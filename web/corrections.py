@@ -11,9 +11,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from geometry.shapes import KNOWN_BASES
 from web.rosters import merge_roster, parse_roster
 
-OPS = ("move", "add", "delete", "terrain", "assign", "roster")
+OPS = ("move", "add", "delete", "terrain", "assign", "roster", "base")
 
 
 class CorrectionError(ValueError):
@@ -56,6 +57,17 @@ def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
             if model.get("id") in correction["models"]:
                 model["unit"] = correction["unit"]
         return f"not on the table: {', '.join(missing)}" if missing else None
+    if op == "base":
+        model = _find(models, correction["model"])
+        if model is None:
+            return f"model {correction['model']!r} is not on the table"
+        if correction["base"] not in KNOWN_BASES:
+            raise CorrectionError(
+                f"base: {correction['base']!r} is not a known base size (known: {', '.join(KNOWN_BASES)})"
+            )
+        model["base"] = str(correction["base"])
+        model.pop("base_sigma_in", None)  # the players said which base it is: no doubt left in its size
+        return None
     if op == "roster":
         merged = merge_roster(scene, correction["roster"])
         scene.clear()

@@ -17,6 +17,7 @@ from typing import Any
 
 import shapely
 
+from geometry.shapes import KNOWN_BASES
 from rules.common import QuestionError, last_event
 from rules.profiles import profile_for
 from rules.reach import unit_reach
@@ -24,6 +25,7 @@ from rules.ruling import Ruling
 from rules.systems import SYSTEMS, ask, system_for
 from rules.table_facts import UnknownThingError, coherency_rulings, line_of_sight, measure
 from tablesight.scene import Scene, SceneError
+from vision.size_doubt import UNSURE_SIZE_IN
 from web.corrections import CorrectionError, apply_all, apply_one
 from web.picture import thumbnail_png
 from web.store import GameStore
@@ -180,7 +182,7 @@ class GameSession:
         players = {p.id: p for p in scene.players}
         fp = scene.footprints()
         models = []
-        corrected = {c.get("model") for c in self.corrections if c.get("op") == "move"}
+        corrected = {c.get("model") for c in self.corrections if c.get("op") in ("move", "base")}
         corrected |= {c["model"]["id"] for c in self.corrections if c.get("op") == "add"}
         for k, m in enumerate(scene.models):
             player = scene.player_of(m)
@@ -196,6 +198,9 @@ class GameSession:
                     "ry": float(fp.b_in[k]),
                     "facing_deg": m.facing_deg,
                     "sigma_in": m.sigma_in,
+                    "base": m.base,
+                    "base_sigma_in": m.base_sigma_in,
+                    "unsure_size": m.base_sigma_in >= UNSURE_SIZE_IN,  # drawn for the players to check
                     "corrected": m.id in corrected,
                 }
             )
@@ -269,7 +274,16 @@ class GameSession:
             raise NotFoundError(f"no model {model_id!r} on the table") from None
         unit = scene.unit(model.unit)
         return {
-            "model": {"id": model.id, "base": model.base, "x": model.x, "y": model.y, "sigma_in": model.sigma_in},
+            "model": {
+                "id": model.id,
+                "base": model.base,
+                "x": model.x,
+                "y": model.y,
+                "sigma_in": model.sigma_in,
+                "base_sigma_in": model.base_sigma_in,
+                "unsure_size": model.base_sigma_in >= UNSURE_SIZE_IN,
+            },
+            "bases": list(KNOWN_BASES),  # what the players may say it stands on instead
             "unit": {"id": unit.id, "name": unit.name, "player": unit.player, "keywords": list(unit.keywords)},
             "profile": dict(unit.profile),
             "state": {**dict(unit.state), **dict(model.state)},

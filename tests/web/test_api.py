@@ -264,6 +264,79 @@ def test_a_broken_frame_keeps_the_last_good_table(hand_fed: TestClient) -> None:
     assert any("frame not used" in p and "33" in p for p in view["problems"])
 
 
+def unsure_w3_frame() -> tuple[dict[str, Any], Any]:
+    """The camera read w3 (truly on a 32 mm base, edges 1.9" from w2's) as 25 mm, unsurely (edge +/-0.15")."""
+    frame, status = session_feed_frame()
+    w3 = next(m for m in frame["models"] if m["id"] == "w3")
+    w3.update(x=6.5 + 1.9 + 2 * 0.63, y=4.0, base="25", base_sigma_in=0.15)
+    return frame, status
+
+
+def test_players_set_the_base_of_a_size_read_unsurely(hand_fed: TestClient) -> None:
+    """ "Models in a formation must remain within 2 inches of at least one other model in the same formation"
+    (Affinity: Focal Point > Coherency), from base edges: read as 25 mm with doubt, w3 stands 2.04" +/- 0.15" from
+    w2 (too close to call); once the players set its 32 mm base, 1.90" and in coherency."""
+    client = hand_fed
+    session = client.app.state.session  # type: ignore[attr-defined]
+    session.set_base(*unsure_w3_frame())
+    view = client.get("/api/view").json()
+    w3 = model(view, "w3")
+    assert (w3["base"], w3["base_sigma_in"], w3["unsure_size"], w3["corrected"]) == ("25", 0.15, True, False)
+    assert next(u for u in view["units"] if u["id"] == "wardens")["coherency"] == "too_close"
+    info = client.get("/api/models/w3").json()
+    assert info["model"]["base_sigma_in"] == 0.15 and "32" in info["bases"] and "60x35" in info["bases"]
+
+    done = client.post("/api/corrections", json={"correction": {"op": "base", "model": "w3", "base": "32"}})
+    assert done.status_code == 200, done.text
+    session.set_base(*unsure_w3_frame())  # the next frame reads it unsurely again: the players' word stands
+    view = client.get("/api/view").json()
+    w3 = model(view, "w3")
+    assert (w3["base"], w3["base_sigma_in"], w3["unsure_size"], w3["corrected"]) == ("32", 0.0, False, True)
+    assert abs(w3["rx"] - 16 / 25.4) < 1e-9
+    wardens = next(u for u in view["units"] if u["id"] == "wardens")
+    assert wardens["coherency"] == "yes", wardens["coherency_reasons"]
+    assert client.get("/api/corrections").json()[-1] == {
+        "id": done.json()["id"],
+        "op": "base",
+        "model": "w3",
+        "base": "32",
+    }
+
+
+class KeepingFeed(FirstFrameOnlyFeed):
+    """Keeps each confirmed round's scene as a camera feed does (web/camera_feed.py), without a photo."""
+
+    def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.scene.json").write_text(json.dumps(scene), encoding="utf-8")
+        return folder / f"{name}.jpg"
+
+
+def test_a_confirmed_round_keeps_the_base_the_players_set_for_adapt(tmp_path: Path) -> None:
+    """The frames `adapt` learns the players' table from carry the size the players set, not the camera's read."""
+    config = ServerConfig(
+        str(tmp_path / "game.sqlite"), tick_s=0.05, feed_factory=KeepingFeed, confirmed_dir=str(tmp_path / "kept")
+    )
+    with TestClient(create_app(config), client=("127.0.0.1", 50000)) as client:
+        client.app.state.session.set_base(*unsure_w3_frame())  # type: ignore[attr-defined]
+        client.post("/api/corrections", json={"correction": {"op": "base", "model": "w3", "base": "32"}})
+        done = client.post("/api/round/confirm", json={"round": 2}).json()
+    assert done["kept_frame"].endswith("-round2.jpg")
+    kept_scene = json.loads(next((tmp_path / "kept").glob("*-round2.scene.json")).read_text(encoding="utf-8"))
+    w3 = next(m for m in kept_scene["models"] if m["id"] == "w3")
+    assert w3["base"] == "32" and "base_sigma_in" not in w3
+
+
+def test_a_base_that_is_no_standard_size_is_refused(hand_fed: TestClient) -> None:
+    client = hand_fed
+    before = kept(client)
+    response = client.post("/api/corrections", json={"correction": {"op": "base", "model": "w3", "base": "33"}})
+    assert response.status_code == 400 and "'33' is not a known base size" in response.json()["error"]
+    response = client.post("/api/corrections", json={"correction": {"op": "base", "model": "ghost", "base": "32"}})
+    assert response.status_code == 400 and "ghost" in response.json()["error"]
+    assert kept(client) == before
+
+
 ROSTER_YAML = """
 format: tablesight-roster/1
 game: focal-point

@@ -7,6 +7,7 @@ numbers read off the page are known.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from tablesight.cli import bundled_sample
 from tests.web.server import Server
 
 from .conftest import FluxFiles
@@ -172,6 +174,37 @@ def test_move_a_misdetected_model_and_it_stays_moved(browser: Browser, server: S
     page.wait_for_function(f"+document.querySelector('#table').dataset.version > {version}")  # a new frame came
     assert page.locator("ellipse[data-id=k3].corrected").count() == 1
     assert errors == []
+
+
+def test_set_the_base_of_a_model_whose_size_was_read_unsurely(browser: Browser, tmp_path: Path) -> None:
+    """A base read unsurely is drawn for the players to check; they pick it and set its base, and the rulings
+    lose the doubt: "within 2 inches of at least one other model" (Affinity: Focal Point > Coherency), from
+    base edges, goes from too close to call (2.04" +/- 0.15") to yes (1.90")."""
+    scene = json.loads(Path(bundled_sample()).read_text(encoding="utf-8"))
+    w3 = next(m for m in scene["models"] if m["id"] == "w3")
+    w3.update(x=6.5 + 1.9 + 2 * 0.63, y=4.0, base="25", base_sigma_in=0.15)  # truly 32 mm, read as 25 mm
+    (tmp_path / "scene.json").write_text(json.dumps(scene), encoding="utf-8")
+    running = Server(tmp_path / "game.sqlite", "--scene", str(tmp_path / "scene.json"), "--motion", "0")
+    try:
+        page, errors = open_page(browser, running, viewport={"width": 1400, "height": 900})
+        assert page.locator("ellipse[data-id=w3].unsure-size").count() == 1
+        assert page.locator("ellipse.unsure-size").count() == 1
+        assert next(u for u in running.get("/api/view")["units"] if u["id"] == "wardens")["coherency"] == "too_close"
+        page.click("ellipse[data-id=w3]")
+        page.wait_for_selector("#unsure-size")
+        assert '0.15"' in page.inner_text("#unsure-size")
+        assert page.input_value("#base-size") == "25"
+        page.select_option("#base-size", "32")
+        page.click("#base-save")
+        page.wait_for_selector("ellipse[data-id=w3].corrected")
+        assert page.locator("ellipse.unsure-size").count() == 0
+        assert abs(float(page.get_attribute("ellipse[data-id=w3]", "rx") or 0) - 16 / 25.4) < 1e-6
+        page.wait_for_function("!document.querySelector('#unsure-size')")  # the panel shows the base as set
+        assert page.input_value("#base-size") == "32"
+        assert next(u for u in running.get("/api/view")["units"] if u["id"] == "wardens")["coherency"] == "yes"
+        assert errors == []
+    finally:
+        running.stop()
 
 
 def test_lasso_models_into_a_unit(browser: Browser, server: Server) -> None:

@@ -134,14 +134,16 @@ function render(view) {
   for (const m of view.models) {
     const classes = ["model"];
     if (m.corrected) classes.push("corrected");
+    if (m.unsure_size) classes.push("unsure-size");
     if (isPicked("model", m.id)) classes.push("picked");
     if (state.lassoed.includes(m.id)) classes.push("lassoed");
-    el("ellipse", {
+    const base = el("ellipse", {
       cx: m.x, cy: m.y, rx: m.rx, ry: m.ry,
       transform: `rotate(${m.facing_deg} ${m.x} ${m.y})`,
       fill: m.color || playerColor(view, m.player),
       class: classes.join(" "), "data-kind": "model", "data-id": m.id,
     }, svg);
+    if (m.unsure_size) el("title", {}, base).textContent = `${m.id}: is it on a ${m.base} mm base? Pick it to set its base`;
     if (m.sigma_in > 0) {
       el("ellipse", { cx: m.x, cy: m.y, rx: m.rx + 2 * m.sigma_in, ry: m.ry + 2 * m.sigma_in,
         transform: `rotate(${m.facing_deg} ${m.x} ${m.y})`, class: "sigma" }, svg);
@@ -319,8 +321,15 @@ async function showModel(id) {
     <p class="hint">${profile || "no profile"}</p>
     ${info.unit.keywords.length ? `<p class="hint">${info.unit.keywords.map(escapeHtml).join(", ")}</p>` : ""}
     ${stateText ? `<p class="hint">State: ${stateText}</p>` : ""}
+    ${info.model.unsure_size ? `<p class="hint" id="unsure-size">The camera read this base's size unsurely
+      (edge ± ${info.model.base_sigma_in.toFixed(2)}"); rulings allow for it until you set the base.</p>` : ""}
+    <label>Base <select id="base-size">${info.bases.map((b) =>
+      `<option${b === info.model.base ? " selected" : ""}>${escapeHtml(b)}</option>`).join("")}</select> mm</label>
+    <button id="base-save">Set base</button>
     <button id="select-unit" data-unit="${escapeHtml(info.unit.id)}">Select unit (U)</button>
     <button id="move-start">Move (M)</button> <button id="delete-model">Delete</button>`;
+  $("base-save").onclick = () => correct({ op: "base", model: info.model.id, base: $("base-size").value })
+    .then(() => showModel(info.model.id)).catch(showError);
   $("select-unit").onclick = () => selectUnit(info.unit.id).catch(showError);
   $("move-start").onclick = () => setMode("move");
   $("delete-model").onclick = () => deletePicked().catch(showError);

@@ -26,6 +26,7 @@ from tablesight.scene import Model, Scene, Unit
 GAME = "Onefinity"
 HIDDEN_COVERED_FRACTION = 0.75
 REDIRECT_HEXES = 2
+HEX_NEIGHBOURS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))  # axial offsets of the six neighbours
 DECK_SIZE = 52
 LOS_FRACTION_TOLERANCE = 0.08  # geometry/sight.py's stated tolerance on visible fractions
 
@@ -121,6 +122,36 @@ class Onefinity:
         qb, rb = self.hex_of(scene, b)
         return int(hex_distance(qa, ra, qb, rb))
 
+    def hexes_maybe(self, scene: Scene, model: Model) -> set[tuple[int, int]]:
+        """The hexes ``model`` may stand in: its centre's, and each neighbour whose shared edge lies within
+        2 sigma of the centre (a trooper the camera measured on a hex edge; players place them in hexes)."""
+        grid = self._grid(scene)
+        q, r = self.hex_of(scene, model)
+        found = {(q, r)}
+        reach_in = 2 * model.sigma_in
+        if reach_in <= 0:
+            return found
+        cx, cy = grid.to_table([q], [r])
+        for dq, dr in HEX_NEIGHBOURS:
+            nx, ny = grid.to_table([q + dq], [r + dr])
+            ux, uy = (nx[0] - cx[0]) / grid.width_in, (ny[0] - cy[0]) / grid.width_in  # unit vector to it
+            to_edge_in = grid.width_in / 2 - ((model.x - cx[0]) * ux + (model.y - cy[0]) * uy)
+            if to_edge_in < reach_in:
+                found.add((q + dq, r + dr))
+        return found
+
+    def hexes_apart_maybe(self, scene: Scene, a: Model, b: Model) -> set[int]:
+        """Every hex distance between the troopers that their measured positions allow (one value when sure)."""
+        return {
+            int(hex_distance(qa, ra, qb, rb))
+            for qa, ra in self.hexes_maybe(scene, a)
+            for qb, rb in self.hexes_maybe(scene, b)
+        }
+
+    def _on_edge(self, scene: Scene, *models: Model) -> str:
+        unsure = [m.id for m in models if len(self.hexes_maybe(scene, m)) > 1]
+        return f"{', '.join(unsure)} stand{'s' if len(unsure) == 1 else ''} on a hex edge (within 2 sigma)"
+
     # ---- range and sight -----------------------------------------------------
     def _weapon(self, scene: Scene, unit: Unit, name: str | None) -> dict[str, Any]:
         weapons = profile_value(scene, unit, "weapons")
@@ -145,12 +176,20 @@ class Onefinity:
         w = self._weapon(scene, a, weapon)
         hexes = self.hexes_apart(scene, am, bm)
         power = self.fire_power(w, hexes)
+        verdict = Verdict.YES if power > 0 else Verdict.NO
         reason = (
             f"{b.name} is {hexes} hexes from {a.name}: {w.get('name', 'weapon')} has fire power {power} at that range."
         )
+        maybe = sorted(self.hexes_apart_maybe(scene, am, bm))
+        if len({self.fire_power(w, h) > 0 for h in maybe}) > 1:  # in range from one hex, out of it from another
+            verdict = Verdict.TOO_CLOSE
+            reason += (
+                f" But {self._on_edge(scene, am, bm)}: {' or '.join(map(str, maybe))} hexes apart,"
+                " in range or not: too close to call."
+            )
         return Ruling(
             f"Is {b.name} in range of {a.name}'s {w.get('name', 'weapon')}?",
-            Verdict.YES if power > 0 else Verdict.NO,
+            verdict,
             (reason,),
             (
                 Comparison(
@@ -158,7 +197,7 @@ class Onefinity:
                     float(hexes),
                     float(w.get("fire_power", [[0, 0]])[-1][0]),
                     0.0,
-                    Verdict.YES if power > 0 else Verdict.NO,
+                    verdict,
                 ),
             ),
             f"{GAME} > Shooting (fire power by range)",
@@ -269,6 +308,10 @@ class Onefinity:
         hexes = self.hexes_apart(scene, dm, nm)
         near = Verdict.YES if hexes <= REDIRECT_HEXES else Verdict.NO
         reasons = (*target.reasons, f"{n.name} is {hexes} hexes from the downed trooper (at most {REDIRECT_HEXES}).")
+        maybe = sorted(self.hexes_apart_maybe(scene, dm, nm))
+        if len({h <= REDIRECT_HEXES for h in maybe}) > 1:
+            near = Verdict.TOO_CLOSE
+            reasons += (f"But {self._on_edge(scene, dm, nm)}: {' or '.join(map(str, maybe))} hexes: too close to call.",)
         return Ruling(
             f"May the next shot go to {n.name}?",
             combine_all([target.verdict, near]),
@@ -292,6 +335,9 @@ class Onefinity:
             power = 1
         else:
             notes.append(f"Fire power {power}")
+        powers = sorted({self.fire_power(w, h) for h in self.hexes_apart_maybe(scene, am, bm)})
+        if len(powers) > 1:  # the players say which hex; the draw is counted from the centres' hexes
+            notes.append(f"{self._on_edge(scene, am, bm)}: fire power {' or '.join(map(str, powers))}, say which hex")
         attack = power + int(w.get("bonus", 0))
         if w.get("bonus"):
             notes.append(f"Weapon bonus +{w['bonus']}")

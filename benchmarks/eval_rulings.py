@@ -4,7 +4,8 @@
         [--found-sizes]
 
 Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default; ``--game
-grinding-annihilation``: 44"x60" ones),
+grinding-annihilation``: 44"x60" ones; ``miniature-skirmish``: 3'x3', every miniature its own unit;
+``onefinity``: 2'x2' hex mats, one trooper near the centre of each hex, ``vision.synth.hex_troopers``),
 analyses each photo, gives the true roster the measured positions and sigmas
 (``tablesight.ruling_agreement``; with ``--found-sizes`` the bases the camera read too, as
 the scene stands before the players confirm it) and counts the rulings that agree with the
@@ -19,13 +20,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablesight.ruling_agreement import compare, with_focal_point_roster  # noqa: E402
+from tablesight.ruling_agreement import compare, with_roster  # noqa: E402
 from vision.analyze import make_detector  # noqa: E402
 from vision.centre_sigma import CENTRE_SIGMA_MM  # noqa: E402
 from vision.evaluate import analyze_rendered, match_scene  # noqa: E402
+from vision.synth.hex_troopers import troopers_in_hexes  # noqa: E402
 from vision.synth.table import render_table, webcam_lens  # noqa: E402
 
-GAMES = ("focal-point", "grinding-annihilation")
+GAMES = ("focal-point", "grinding-annihilation", "miniature-skirmish", "onefinity")
 
 
 def main() -> None:
@@ -34,7 +36,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5000)
     parser.add_argument("--detector", default="auto")
     parser.add_argument(
-        "--game", default="focal-point", choices=GAMES, help="whose tables to render (Grinding-Annihilation: 44x60)"
+        "--game",
+        default="focal-point",
+        choices=GAMES,
+        help="whose tables (Grinding-Annihilation: 44x60; Skirmish: 36x36; Onefinity: hex mat, one trooper a hex)",
     )
     parser.add_argument("--hard", default=None, help="none, crowded, dark, hills, occluded (default: drawn)")
     parser.add_argument(
@@ -51,9 +56,13 @@ def main() -> None:
     lens = webcam_lens(args.seed)
     totals = {"agree": 0, "too_close": 0, "wrong": 0, "not_judged": 0, "models": 0, "missed": 0}
     for k in range(args.tables):
-        table = render_table(args.seed + k, args.game, hard=args.hard)
-        # Focal Point's rulings need its profiles; Grinding-Annihilation's (cohesion, threat range, objectives) don't.
-        truth = with_focal_point_roster(table.scene) if args.game == "focal-point" else table.scene
+        seed = args.seed + k
+        if args.game == "onefinity":  # troopers stand in hexes, as players put them
+            models_at, lifted = troopers_in_hexes(seed, args.game, args.hard)
+            table = render_table(seed, args.game, hard=args.hard, models_at=models_at, lifted=lifted)
+        else:
+            table = render_table(seed, args.game, hard=args.hard)
+        truth = with_roster(table.scene, args.game)
         found = analyze_rendered(table, lens, detector).scene
         models, markers = match_scene(truth, found)
         result = compare(

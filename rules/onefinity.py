@@ -311,7 +311,9 @@ class Onefinity:
         maybe = sorted(self.hexes_apart_maybe(scene, dm, nm))
         if len({h <= REDIRECT_HEXES for h in maybe}) > 1:
             near = Verdict.TOO_CLOSE
-            reasons += (f"But {self._on_edge(scene, dm, nm)}: {' or '.join(map(str, maybe))} hexes: too close to call.",)
+            reasons += (
+                f"But {self._on_edge(scene, dm, nm)}: {' or '.join(map(str, maybe))} hexes: too close to call.",
+            )
         return Ruling(
             f"May the next shot go to {n.name}?",
             combine_all([target.verdict, near]),

@@ -33,6 +33,50 @@ def with_focal_point_roster(scene: dict[str, Any]) -> dict[str, Any]:
     return {**scene, "game": "focal-point", "units": units}
 
 
+# The rulebooks' own examples: Miniature Skirmish > Weapons ("a 'melee' weapon has a range of 0-1 inches and a
+# 'ranged' weapon has a range of 1-12 inches"); Onefinity > Shooting (combi rifle, fire power by hex range).
+SKIRMISH_PROFILE = {
+    "speed": 3,
+    "move": 5,
+    "skill": 4,
+    "defense": 5,
+    "health": 3,
+    "actions": 2,
+    "weapons": [
+        {"name": "blade", "range": [0, 1], "attacks": 3, "damage": 1},
+        {"name": "rifle", "range": [1, 12], "attacks": 2, "damage": 1},
+    ],
+}
+ONEFINITY_PROFILE = {
+    "type": "light infantry",
+    "armor": 1,
+    "weapons": [{"name": "combi rifle", "fire_power": [[2, 1], [5, 3], [8, 1]]}],
+}
+
+
+def with_trooper_roster(scene: dict[str, Any], game: str) -> dict[str, Any]:
+    """A rendered table played as ``game`` ('miniature-skirmish' or 'onefinity'), where every miniature acts
+    alone: each model becomes a unit of its own (``<model id>t``) for the player of the unit it was drawn in."""
+    profile = {"miniature-skirmish": SKIRMISH_PROFILE, "onefinity": ONEFINITY_PROFILE}[game]
+    player_of = {u["id"]: u["player"] for u in scene["units"]}
+    units = [
+        {"id": f"{m['id']}t", "player": player_of[m["unit"]], "name": m["id"], "profile": profile, "state": {}}
+        for m in scene["models"]
+    ]
+    models = [{**m, "unit": f"{m['id']}t"} for m in scene["models"]]
+    return {**scene, "game": game, "units": units, "models": models, "first_player": "red"}
+
+
+def with_roster(scene: dict[str, Any], game: str) -> dict[str, Any]:
+    """A rendered table's truth made playable as ``game``: profiles where its rulings need them
+    (Grinding-Annihilation's cohesion, threat range and objectives need none)."""
+    if game == "focal-point":
+        return with_focal_point_roster(scene)
+    if game in ("miniature-skirmish", "onefinity"):
+        return with_trooper_roster(scene, game)
+    return {**scene, "game": game}
+
+
 @dataclass
 class Agreement:
     agree: int = 0

@@ -5,7 +5,11 @@ formation must remain within 2 inches of at least one other model in the same fo
 melee and at range), Objectives (Claiming Objectives, Contested Objectives) and Resolve. On a Grinding-Annihilation
 table (../shared/rulebooks/grinding-annihilation.txt): Formation Cohesion (troops "within 2" horizontally and 5"
 vertically of at least one other troop from that formation"), Threat Range ("within 1" horizontally and 5"
-vertically of an enemy troop") and objective control.
+vertically of an enemy troop") and objective control. On a Miniature Skirmish table
+(../shared/rulebooks/miniature-skirmish.md), every miniature alone: Weapons > Range ("a 'melee' weapon has a range
+of 0-1 inches and a 'ranged' weapon has a range of 1-12 inches"). On a Onefinity hex mat
+(../shared/rulebooks/onefinity-combat.md), one trooper to a hex: Shooting ("trooper in LoF and range"), fire power
+by hexes, and Cover and Visibility (hidden behind 3/4 cover).
 
 The roster (who is who, base sizes) is the one the players confirm; the positions and their sigmas are what the
 camera measured. The rulings must also hold with the base sizes as the camera read them, before the players
@@ -17,21 +21,32 @@ from __future__ import annotations
 import pytest
 
 from calibration.lens import LensModel
-from tablesight.ruling_agreement import compare, measured_scene, with_focal_point_roster
+from tablesight.ruling_agreement import compare, measured_scene, with_roster
 from tablesight.scene import Scene
 from vision.analyze import analyze, make_detector
 from vision.evaluate import match_scene
+from vision.synth.hex_troopers import troopers_in_hexes
 from vision.synth.table import render_table
 
 
 @pytest.mark.parametrize(
     ("game", "seed"),
-    [("focal-point", 21), ("focal-point", 22), ("focal-point", 23), ("grinding-annihilation", 21)],
+    [
+        ("focal-point", 21),
+        ("focal-point", 22),
+        ("focal-point", 23),
+        ("grinding-annihilation", 21),
+        ("miniature-skirmish", 21),
+        ("onefinity", 24),  # 19 troopers of both players, crowded
+    ],
 )
 def test_rulings_from_the_analysed_photo_agree_with_the_truth_or_say_too_close(game: str, seed: int) -> None:
-    table = render_table(seed, game)  # hard cases drawn by the seed, as in the evaluation set
-    # Grinding-Annihilation's Formation Cohesion, Threat Range and objective control need no profiles.
-    truth = with_focal_point_roster(table.scene) if game == "focal-point" else table.scene
+    if game == "onefinity":  # troopers stand in hexes, as players put them
+        models_at, lifted = troopers_in_hexes(seed, game)
+        table = render_table(seed, game, models_at=models_at, lifted=lifted)
+    else:
+        table = render_table(seed, game)  # hard cases drawn by the seed, as in the evaluation set
+    truth = with_roster(table.scene, game)
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     players = {p["id"]: p["color"] for p in truth["players"]}
     found = analyze(

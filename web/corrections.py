@@ -12,7 +12,7 @@ import copy
 from typing import Any
 
 from geometry.shapes import KNOWN_BASES
-from web.rosters import merge_roster, parse_roster
+from web.rosters import merge_roster, parse_roster, take_units_base
 
 OPS = ("move", "add", "delete", "terrain", "assign", "roster", "base")
 
@@ -53,9 +53,11 @@ def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
         return None
     if op == "assign":
         missing = [m for m in correction["models"] if _find(models, m) is None]
+        unit = _find(scene.get("units", []), correction["unit"])
         for model in models:
             if model.get("id") in correction["models"]:
                 model["unit"] = correction["unit"]
+                take_units_base(model, unit)
         return f"not on the table: {', '.join(missing)}" if missing else None
     if op == "base":
         model = _find(models, correction["model"])

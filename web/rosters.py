@@ -75,6 +75,17 @@ def merge_roster(scene: dict[str, Any], roster: dict[str, Any]) -> dict[str, Any
             "profile": unit.get("profile", {}),
             "keywords": unit.get("keywords", []),
             "state": unit.get("state", {}),
+            **({"base": unit["base"]} if "base" in unit else {}),
         }
     out["units"] = list(units.values())
+    for model in out.get("models", []):  # models already in a unit the roster gives a base stand on it
+        take_units_base(model, units.get(model.get("unit", "")))
     return out
+
+
+def take_units_base(model: dict[str, Any], unit: dict[str, Any] | None) -> None:
+    """``model`` (a scene's dict) on the base its unit's roster gives, if it gives one: the players' word, so the
+    camera's doubt in the size it read goes."""
+    if unit is not None and "base" in unit:
+        model["base"] = unit["base"]
+        model.pop("base_sigma_in", None)

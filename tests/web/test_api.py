@@ -303,6 +303,43 @@ def test_players_set_the_base_of_a_size_read_unsurely(hand_fed: TestClient) -> N
     }
 
 
+BASED_ROSTER_YAML = """
+format: tablesight-roster/1
+game: focal-point
+player: {id: red, name: Red}
+units:
+  - {id: wardens, name: Blade Wardens, base: "32", profile: {type: Threshold, move: 5, attack: 4, hit: 4, defense: 4, hp: 8, resolve: 3}}
+  - {id: guards, name: Gate Guards, base: "40", profile: {type: Toll, move: 4, attack: 3, hit: 4, defense: 3, hp: 10, resolve: 3}}
+"""
+
+
+def test_a_rosters_base_sizes_replace_the_sizes_the_camera_read(hand_fed: TestClient) -> None:
+    """The roster says what its units stand on: the wardens' w3, read as 25 mm with doubt, takes 32 mm, and its
+    coherency (Affinity: Focal Point > Coherency, "within 2 inches") is decided; a model lassoed into the guards
+    takes their 40 mm. The next frame reads w3 unsurely again; the roster's word stands."""
+    client = hand_fed
+    session = client.app.state.session  # type: ignore[attr-defined]
+    session.set_base(*unsure_w3_frame())
+    assert client.post("/api/roster", json={"format": "yaml", "text": BASED_ROSTER_YAML}).status_code == 200
+    assert client.post("/api/assign", json={"unit": "guards", "models": ["w1"]}).status_code == 200
+    session.set_base(*unsure_w3_frame())
+    view = client.get("/api/view").json()
+    w3, w1 = model(view, "w3"), model(view, "w1")
+    assert (w3["base"], w3["base_sigma_in"], w3["unsure_size"]) == ("32", 0.0, False)
+    assert (w1["base"], w1["unit"], w1["rx"]) == ("40", "guards", pytest.approx(20 / 25.4))
+    assert model(view, "k1")["base"] == "25"  # the knives are blue's: no roster says otherwise
+    # w2 and w3 are the wardens left: 1.90" apart, edge to edge, on 32 mm bases.
+    assert next(u for u in view["units"] if u["id"] == "wardens")["coherency"] == "yes"
+
+
+def test_a_roster_base_that_is_no_standard_size_is_refused(client: TestClient) -> None:
+    before = kept(client)
+    text = BASED_ROSTER_YAML.replace('base: "40"', 'base: "33"')
+    response = client.post("/api/roster", json={"format": "yaml", "text": text})
+    assert response.status_code == 400 and "units[1].base" in response.json()["error"], response.text
+    assert "'33'" in response.json()["error"] and kept(client) == before
+
+
 class KeepingFeed(FirstFrameOnlyFeed):
     """Keeps each confirmed round's scene as a camera feed does (web/camera_feed.py), without a photo."""
 
@@ -474,6 +511,15 @@ def test_roster_schema_is_valid_json_schema() -> None:
     from web.rosters import roster_schema
 
     jsonschema.Draft202012Validator.check_schema(roster_schema())
+
+
+def test_the_base_sizes_a_roster_and_a_scene_may_give_are_the_standard_ones() -> None:
+    from geometry.shapes import KNOWN_BASES
+    from tablesight.scene import scene_schema
+    from web.rosters import roster_schema
+
+    assert roster_schema()["properties"]["units"]["items"]["properties"]["base"]["enum"] == list(KNOWN_BASES)
+    assert scene_schema()["properties"]["units"]["items"]["properties"]["base"]["enum"] == list(KNOWN_BASES)
 
 
 def test_a_move_the_camera_saw_is_judged_in_the_unit_panel(hand_fed: TestClient) -> None:

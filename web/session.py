@@ -65,6 +65,14 @@ class CameraStatus:
 MOVE_EVENTS = ("move", "charge", "advance", "retreat")  # the history's events a move-ok ruling reads
 
 
+def _on_hex_edges(scene: Scene, system: Any) -> set[str]:
+    """Models whose centre lies within 2 sigma of a hex edge, in a game played in hexes (Onefinity)."""
+    hexes_maybe = getattr(system, "hexes_maybe", None)
+    if hexes_maybe is None:
+        return set()
+    return {m.id for m in scene.models if len(hexes_maybe(scene, m)) > 1}
+
+
 def _safe_rulings(make: Any) -> tuple[list[Ruling], list[str]]:
     try:
         return list(make()), []
@@ -181,6 +189,9 @@ class GameSession:
         by_unit = {r.subject[0]: r for r in coherency if r.subject}
         players = {p.id: p for p in scene.players}
         fp = scene.footprints()
+        hex_spec = scene.to_dict()["table"].get("hex")
+        hex_mat = {"hex": hex_spec} if hex_spec else {}  # the page draws the mat's hexes
+        on_edge = _on_hex_edges(scene, system) if hex_spec else set()
         models = []
         corrected = {c.get("model") for c in self.corrections if c.get("op") in ("move", "base")}
         corrected |= {c["model"]["id"] for c in self.corrections if c.get("op") == "add"}
@@ -202,6 +213,7 @@ class GameSession:
                     "base_sigma_in": m.base_sigma_in,
                     "unsure_size": m.base_sigma_in >= UNSURE_SIZE_IN,  # drawn for the players to check
                     "corrected": m.id in corrected,
+                    "on_hex_edge": m.id in on_edge,  # which hex it stands in is unsure: the players say
                 }
             )
         units = []
@@ -254,7 +266,7 @@ class GameSession:
             "game_name": profile.name,
             "scenario": self.scenario,
             "round": self.round,
-            "table": {"width_in": scene.width_in, "depth_in": scene.depth_in},
+            "table": {"width_in": scene.width_in, "depth_in": scene.depth_in, **hex_mat},
             "players": [{"id": p.id, "name": p.name, "color": p.color} for p in scene.players],
             "models": models,
             "units": units,

@@ -207,6 +207,33 @@ def test_set_the_base_of_a_model_whose_size_was_read_unsurely(browser: Browser, 
         running.stop()
 
 
+def test_a_hex_mat_is_drawn_and_a_trooper_on_a_hex_edge_is_too_close_to_call(browser: Browser, tmp_path: Path) -> None:
+    """Onefinity is played in hexes: the page draws the mat's hexes. The reactive trooper was measured 0.02" from
+    the edge between the hexes 8 and 9 away (sigma 0.03"): it is outlined as on a hex edge, and whether the
+    active trooper can shoot it ("trooper in LoF and range", onefinity-combat.md > Shooting; combi rifle to 8
+    hexes) is too close to call (golden scene onefinity/15)."""
+    golden = Path(__file__).resolve().parents[1] / "golden" / "onefinity" / "15-range-on-hex-edge.json"
+    (tmp_path / "scene.json").write_text(json.dumps(json.loads(golden.read_text())["scene"]), encoding="utf-8")
+    running = Server(tmp_path / "game.sqlite", "--scene", str(tmp_path / "scene.json"), "--motion", "0")
+    try:
+        page, errors = open_page(
+            browser, running, ready="ellipse[data-id=rtm]", viewport={"width": 1400, "height": 900}
+        )
+        assert page.locator("path.hexgrid").count() == 1
+        # 1" hexes, centres from (2, 2): about 24 x 27 of them lie on the 24" x 24" table.
+        assert 550 < (page.get_attribute("path.hexgrid", "d") or "").count("Z") < 700
+        assert page.locator("ellipse.hex-edge").count() == 1
+        assert page.locator("ellipse[data-id=rtm].hex-edge").count() == 1
+        page.click("ellipse[data-id=atm]")
+        page.click("#select-unit")
+        page.wait_for_selector("#targets li[data-target=rt]")
+        target = page.inner_text("#targets li[data-target=rt]")
+        assert "too close to call" in target and "hex edge" in target, target
+        assert errors == []
+    finally:
+        running.stop()
+
+
 def test_lasso_models_into_a_unit(browser: Browser, server: Server) -> None:
     page, errors = open_page(browser, server, viewport={"width": 1400, "height": 900})
     page.click("#setup summary")

@@ -88,6 +88,32 @@ function spanningLinks(points) {
   return links;
 }
 
+// The hex mat of a game played in hexes (Onefinity): every hex whose centre lies on the table, as one path.
+function drawHexes(svg, table) {
+  const hex = table.hex;
+  const size = hex.width_in / Math.sqrt(3);  // centre to corner
+  const pointy = hex.orientation === "pointy";
+  const ox = hex.origin_x_in || 0, oy = hex.origin_y_in || 0;
+  const centre = (q, r) => pointy
+    ? [ox + size * Math.sqrt(3) * (q + r / 2), oy + size * 1.5 * r]
+    : [ox + size * 1.5 * q, oy + size * Math.sqrt(3) * (r + q / 2)];
+  const reach = Math.ceil((table.width_in + table.depth_in) / (size * 1.5)) + 2;
+  const parts = [];
+  for (let q = -reach; q <= reach; q++) {
+    for (let r = -reach; r <= reach; r++) {
+      const [cx, cy] = centre(q, r);
+      if (cx < 0 || cy < 0 || cx > table.width_in || cy > table.depth_in) continue;
+      const corners = [];
+      for (let k = 0; k < 6; k++) {
+        const angle = Math.PI / 180 * (60 * k + (pointy ? 30 : 0));
+        corners.push(`${(cx + size * Math.cos(angle)).toFixed(3)},${(cy + size * Math.sin(angle)).toFixed(3)}`);
+      }
+      parts.push(`M${corners.join("L")}Z`);
+    }
+  }
+  el("path", { d: parts.join(""), class: "hexgrid" }, svg);
+}
+
 function render(view) {
   state.view = view;
   $("game-name").textContent = state.flux && state.flux.enabled && !view.models.length
@@ -100,6 +126,7 @@ function render(view) {
   svg.setAttribute("viewBox", `0 0 ${view.table.width_in} ${view.table.depth_in}`);
   svg.dataset.version = view.version;
   svg.replaceChildren();
+  if (view.table.hex) drawHexes(svg, view.table);
   for (const t of view.terrain) {
     const poly = el("polygon", {
       points: t.polygon.map((p) => p.join(",")).join(" "),
@@ -135,6 +162,7 @@ function render(view) {
     const classes = ["model"];
     if (m.corrected) classes.push("corrected");
     if (m.unsure_size) classes.push("unsure-size");
+    if (m.on_hex_edge) classes.push("hex-edge");
     if (isPicked("model", m.id)) classes.push("picked");
     if (state.lassoed.includes(m.id)) classes.push("lassoed");
     const base = el("ellipse", {
@@ -144,6 +172,7 @@ function render(view) {
       class: classes.join(" "), "data-kind": "model", "data-id": m.id,
     }, svg);
     if (m.unsure_size) el("title", {}, base).textContent = `${m.id}: is it on a ${m.base} mm base? Pick it to set its base`;
+    else if (m.on_hex_edge) el("title", {}, base).textContent = `${m.id}: on a hex edge: which hex it stands in is too close to call`;
     if (m.sigma_in > 0) {
       el("ellipse", { cx: m.x, cy: m.y, rx: m.rx + 2 * m.sigma_in, ry: m.ry + 2 * m.sigma_in,
         transform: `rotate(${m.facing_deg} ${m.x} ${m.y})`, class: "sigma" }, svg);

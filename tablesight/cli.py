@@ -267,6 +267,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from calibration.table_frame import TableFrame
     from vision.analyze import analyze, draw_overlay, make_detector, to_confirm
     from vision.covered import describe
+    from vision.hex_mat import parse_hex_mat
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
@@ -276,7 +277,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     detector = make_detector(args.detector, args.model, args.refiner)
     lens = _lens_for(args)
     terrain = _terrain_file(args.terrain) if args.terrain else None
-    result = analyze(photo, layout, empty, frame, lens, args.game, players, terrain, detector=detector)
+    hex_mat = parse_hex_mat(args.hex_mat) if args.hex_mat else None
+    result = analyze(photo, layout, empty, frame, lens, args.game, players, terrain, detector=detector, hex_mat=hex_mat)
     if args.overlay and not cv2.imwrite(args.overlay, draw_overlay(photo, result)):
         raise ValueError(f"{args.overlay}: cannot write the overlay there")
     if args.out:
@@ -649,6 +651,7 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.analyze import make_detector
+    from vision.hex_mat import parse_hex_mat
     from vision.live.sources import open_source
     from vision.live.watch import watch
 
@@ -664,6 +667,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         players,
         args.max_frames,
         detector=detector,
+        hex_mat=parse_hex_mat(args.hex_mat) if args.hex_mat else None,
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -685,6 +689,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     adapting = None
     if args.camera is not None:
         from vision.analyze import make_detector
+        from vision.hex_mat import parse_hex_mat
         from vision.live.sources import open_source
         from web.camera_feed import CameraFeed
 
@@ -693,6 +698,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         lens = _lens_for(args)
         players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
         detector = make_detector("auto", args.model, args.refiner)  # a missing model fails here, clearly
+        hex_mat = parse_hex_mat(args.hex_mat) if args.hex_mat else None  # a malformed grid fails here, clearly
         feed_factory = lambda: CameraFeed(  # noqa: E731
             lambda: open_source(args.camera),
             layout,
@@ -702,6 +708,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             players,
             detector,
             args.model,
+            hex_mat,
         )
         adapting = _adapting_for(args)
     flux_factory = None
@@ -847,6 +854,17 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def bundled_sample() -> str:
     return str(resources.files("tablesight").joinpath("samples/focal-point-skirmish.json"))
+
+
+def add_hex_mat(parser: argparse.ArgumentParser) -> None:
+    """The mat's hex grid, for games played in hexes (Onefinity); without it, it is found on the table."""
+    parser.add_argument(
+        "--hex-mat",
+        default=None,
+        metavar="W,ORIENT,X,Y",
+        help="the mat's hexes: width flat to flat (inches), pointy or flat, and a hex centre (x, y inches); "
+        "default: found on the empty table",
+    )
 
 
 def add_models(parser: argparse.ArgumentParser) -> None:
@@ -1005,6 +1023,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--overlay", default=None, help="write the photo with what was found drawn on it")
     an.add_argument("--out", default=None, help="save the scene here")
     an.add_argument("--detector", choices=["auto", "learned", "classical"], default="auto")
+    add_hex_mat(an)
     add_models(an)
     an.add_argument(
         "--terrain", default=None, help="the table's terrain (find-terrain --out); bases on hills are placed on top"
@@ -1183,6 +1202,7 @@ def build_parser() -> argparse.ArgumentParser:
     wt.add_argument("--game", default="focal-point")
     wt.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     wt.add_argument("--max-frames", type=int, default=None)
+    add_hex_mat(wt)
     add_models(wt)
     add_layout(wt)
     wt.set_defaults(run=cmd_watch)
@@ -1198,6 +1218,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--camera", default=None, help="camera index, stream, video or folder; its first frame is the empty table"
     )
     sv.add_argument("--game", default="focal-point", help="with --camera: the game played")
+    add_hex_mat(sv)
     sv.add_argument(
         "--keep-frames",
         default="~/.tablesight/confirmed",

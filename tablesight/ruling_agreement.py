@@ -101,7 +101,8 @@ def measured_scene(
     objective_pairs: list[tuple[int, int]],
     found_sizes: bool = False,
 ) -> dict[str, Any]:
-    """The true roster with the found pieces where the camera measured them (``pairs``: truth index, found index).
+    """The true roster with the found pieces where the camera measured them (``pairs``: truth index, found index),
+    on the hex grid the camera found on the mat, if it found one.
     ``found_sizes``: each model on the base the camera read (the scene as analysed, before players confirm it),
     not the roster's."""
     models = []
@@ -118,7 +119,11 @@ def measured_scene(
         {**truth["objectives"][i], **{k: found["objectives"][j][k] for k in ("x", "y", "sigma_in")}}
         for i, j in objective_pairs
     ]
-    return {**truth, "models": models, "objectives": objectives, "measurement": found["measurement"]}
+    # The mat's hex grid as the camera found it (a game played in hexes); where it found none, the players give it.
+    out = {**truth, "models": models, "objectives": objectives, "measurement": found["measurement"]}
+    if "hex" in found.get("table", {}):
+        out["table"] = {**truth["table"], "hex": found["table"]["hex"]}
+    return out
 
 
 def compare(

@@ -22,6 +22,7 @@ from vision.covered import covered_regions
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
+from vision.hex_mat import HEX_GAMES, describe_no_hex_mat, hex_mat_on
 from vision.refiner import DEFAULT_REFINER
 from vision.resolution import coarse_note, describe_coarse, table_px_per_in
 from vision.size_doubt import EDGE_SIGMA_SHOWN_IN, base_edge_sigma_in, unsure_sizes
@@ -224,6 +225,8 @@ def analyze(
     reference: Reference | None = None,
     detector: Detector | None = None,
     mates_settle_sizes: bool = True,
+    hex_mat: dict[str, Any] | None = None,
+    find_hex_mat: bool = True,
 ) -> Analysis:
     """One photo to a scene. ``empty``: the same view before models were placed (the reference frame);
     ``players``: confirmed team colours; ``terrain``: known pieces (heights put bases on hills right);
@@ -231,7 +234,10 @@ def analyze(
     ``detector``: see ``make_detector`` (default: 'auto'); ``mates_settle_sizes``: a base the refiner read
     unsurely takes the size its unit-mates agree on (``agree_with_mates``). A live game's frames after the
     deployment leave it off: the tracker knows each model's size, and matches on each piece's own read (a size
-    taken from the neighbours made it take a badly measured piece for a lost model: docs/live.md, session 35)."""
+    taken from the neighbours made it take a badly measured piece for a lost model: docs/live.md, session 35).
+    ``hex_mat``: in a game played in hexes (``vision.hex_mat.HEX_GAMES``), the mat's grid as a scene's
+    ``table.hex``; None: found on the empty table (else the photo), unless ``find_hex_mat`` is False (a live game
+    finds it once, at set-up)."""
     if photo is None or photo.ndim != 3 or photo.size == 0:
         raise CalibrationError("the photo is empty or not a colour image")
     times: dict[str, float] = {}
@@ -252,6 +258,11 @@ def analyze(
     # against a real empty table: one smoothed from the photo has the hand in it too.
     covered = [] if estimated else covered_regions(top, reference.rectified, frame, detections)
     times["covered_ms"] = (time.perf_counter() - start) * 1e3
+    hexes: dict[str, Any] = {}  # the mat's grid, and where it came from, in a game played in hexes
+    if game in HEX_GAMES:
+        start = time.perf_counter()
+        hexes = _hex_mat(photo, empty, frame, hex_mat, find_hex_mat)
+        times["hex_mat_ms"] = (time.perf_counter() - start) * 1e3
     start = time.perf_counter()
     bases = detections[detections.kind == 0]
     markers = detections[detections.kind == 1]
@@ -299,7 +310,7 @@ def analyze(
     scene = {
         "format": "tablesight-scene/1",
         "game": game,
-        "table": {"width_in": layout.width_in, "depth_in": layout.depth_in},
+        "table": {"width_in": layout.width_in, "depth_in": layout.depth_in, **hexes.get("table", {})},
         "players": [{"id": p, "color": c} for p, c in (players or {}).items()]
         + ([{"id": "unknown"}] if "unknown-found" in units else []),
         "units": list(units.values()),
@@ -327,10 +338,29 @@ def analyze(
             # The photo's pixels to the inch where it sees the table most coarsely; too few: sizes and teams unsure.
             "px_per_in": round(float(scales_px_per_in.min()), 1),
             **({"coarse": coarse} if coarse else {}),
+            **hexes.get("measurement", {}),
         },
     }
     times["scene_ms"] = (time.perf_counter() - start) * 1e3
     return Analysis(scene, detections, frame, times, top)
+
+
+def _hex_mat(
+    photo: Image, empty: Image | None, frame: TableFrame, given: dict[str, Any] | None, find: bool
+) -> dict[str, Any]:
+    """The scene's ``table.hex`` and ``measurement.hex_mat`` for a game played in hexes."""
+    if given is not None:
+        return {"table": {"hex": given}, "measurement": {"hex_mat": {"from": "given"}}}
+    if not find:
+        return {"measurement": {"hex_mat": {"from": "not found"}}}
+    found = hex_mat_on(empty if empty is not None else photo, frame)
+    if found is None:
+        return {"measurement": {"hex_mat": {"from": "not found"}}}
+    seen_on = "the empty table" if empty is not None else "the photo"
+    return {
+        "table": {"hex": found.spec()},
+        "measurement": {"hex_mat": {"from": seen_on, "contrast": round(found.contrast, 3)}},
+    }
 
 
 def to_confirm(scene: dict[str, Any]) -> list[str]:
@@ -341,7 +371,8 @@ def to_confirm(scene: dict[str, Any]) -> list[str]:
     alike = [describe_alike(pair) for pair in measurement.get("players_alike", [])]
     coarse = [describe_coarse(measurement["coarse"])] if "coarse" in measurement else []
     unsure = unsure_sizes(scene.get("models", []))
-    return alike + coarse + ([unsure] if unsure else [])
+    no_hexes = [describe_no_hex_mat()] if measurement.get("hex_mat", {}).get("from") == "not found" else []
+    return no_hexes + alike + coarse + ([unsure] if unsure else [])
 
 
 def reading_order(x_in: npt.ArrayLike, y_in: npt.ArrayLike, row_gap_in: float = ROW_GAP_IN) -> list[int]:

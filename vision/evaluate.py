@@ -17,6 +17,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from vision.analyze import Analysis, Detector, analyze, make_detector
+from vision.hex_mat import mat_grid
 from vision.synth.table import RenderedTable, render_table, webcam_lens
 
 MATCH_FRACTION = 0.5  # a detection matches a true base if its centre is within half the base's radius
@@ -146,8 +147,20 @@ def analyze_rendered(table: RenderedTable, lens: LensModel | None, detector: Det
     reference = detector.prepare(table.empty, frame)
     scene = table.scene
     players = {p["id"]: p["color"] for p in scene["players"]}
+    hex_mat = mat_grid(scene["game"], None, table.empty, frame)  # a game played in hexes: its mat's grid, at set-up
     return analyze(
-        table.image, table.layout, None, frame, lens, scene["game"], players, scene["terrain"], reference, detector
+        table.image,
+        table.layout,
+        None,
+        frame,
+        lens,
+        scene["game"],
+        players,
+        scene["terrain"],
+        reference,
+        detector,
+        hex_mat=hex_mat,
+        find_hex_mat=False,
     )
 
 

@@ -24,6 +24,7 @@ from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.covered import describe
 from vision.detect_classical import Reference
+from vision.hex_mat import mat_grid
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
@@ -43,6 +44,7 @@ class CameraFeed:
         players: dict[str, str] | None = None,
         detector: Detector | None = None,
         model_path: str | Path | None = None,
+        hex_mat: dict[str, Any] | None = None,
     ) -> None:
         self.source = ResilientSource(opener)
         self.detector = detector if detector is not None else make_detector("auto")  # the learned model where shipped
@@ -54,6 +56,7 @@ class CameraFeed:
         self.game = game
         self.lens = lens
         self.players = players
+        self.hex_mat = hex_mat  # the mat's hex grid in a game played in hexes (None: found at set-up)
         self.monitor = CalibrationMonitor(layout, lens)
         self.gate = MotionGate()
         self.reference: Reference | None = None
@@ -108,6 +111,7 @@ class CameraFeed:
         if not self.set_up or calib.state == "recalibrated":
             setup = take_reference(self.detector, status.frame, calib.frame, self.reference)
             self.reference, self.set_up = setup.reference, True
+            self.hex_mat = mat_grid(self.game, self.hex_mat, status.frame, calib.frame)
             self.gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
                 self.gate.update(status.frame)
@@ -131,6 +135,8 @@ class CameraFeed:
                 self.reference,
                 self.detector,
                 mates_settle_sizes=deployment,  # later frames: the tracker knows the sizes
+                hex_mat=self.hex_mat,
+                find_hex_mat=False,  # found once, at set-up
             )
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)

@@ -54,13 +54,19 @@ def test_rulings_from_the_analysed_photo_agree_with_the_truth_or_say_too_close(g
         table.layout,
         table.empty,
         lens=lens,
+        game=game,
         players=players,
         terrain=truth["terrain"],
         detector=make_detector("auto"),
     ).scene
+    if game == "onefinity":  # the hex grid too is what the camera found on the mat, and the rulings use it
+        assert found["measurement"]["hex_mat"]["from"] == "the empty table"
+        assert found["table"]["hex"]["width_in"] == pytest.approx(truth["table"]["hex"]["width_in"], rel=0.002)
     models, markers = match_scene(truth, found)
     pairs, marker_pairs = [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers]
-    Scene.from_dict(measured_scene(truth, found, pairs, marker_pairs), "measured")  # a valid scene
+    measured = measured_scene(truth, found, pairs, marker_pairs)
+    Scene.from_dict(measured, "measured")  # a valid scene
+    assert measured["table"] == found["table"]  # the mat's grid as found, where the game has one
     for found_sizes in (False, True):
         result = compare(truth, found, pairs, marker_pairs, found_sizes)
         assert result.wrong == [], (found_sizes, result.wrong)

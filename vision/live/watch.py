@@ -18,6 +18,7 @@ from calibration.monitor import CalibrationMonitor
 from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.covered import describe
 from vision.detect_classical import Reference
+from vision.hex_mat import mat_grid
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
@@ -54,9 +55,11 @@ def watch(
     max_frames: int | None = None,
     give_up_after_stale: int | None = 5,
     detector: Detector | None = None,
+    hex_mat: dict[str, Any] | None = None,
 ) -> Iterator[Event]:
     """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
-    make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``)."""
+    make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``).
+    ``hex_mat``: the mat's hex grid (a scene's ``table.hex``) in a game played in hexes; None: found at set-up."""
     from rules.profiles import profile_for
     from rules.table_facts import coherency_rulings, engagement_rulings
     from tablesight.scene import Scene, SceneError
@@ -103,6 +106,7 @@ def watch(
         if not set_up or calib.state == "recalibrated":
             setup = take_reference(detector, status.frame, calib.frame, reference)
             reference, set_up = setup.reference, True
+            hex_mat = mat_grid(game, hex_mat, status.frame, calib.frame)
             gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
                 gate.update(status.frame)
@@ -113,7 +117,19 @@ def watch(
             continue
         deployment = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
         result = analyze(
-            status.frame, layout, None, calib.frame, lens, game, players, None, reference, detector, deployment
+            status.frame,
+            layout,
+            None,
+            calib.frame,
+            lens,
+            game,
+            players,
+            None,
+            reference,
+            detector,
+            deployment,
+            hex_mat,
+            find_hex_mat=False,  # found once, at set-up
         )
         if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
             for message in to_confirm(result.scene):

@@ -208,9 +208,23 @@ def evaluate(
         start = time.perf_counter()
         frame = calibrate(empty, layout, lens)
         reference = chosen.prepare(empty, frame)
+        hex_mat = mat_grid(scene["game"], None, empty, frame)  # a game played in hexes: the mat's grid
         setup_ms = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
-        result = analyze(photo, layout, None, frame, lens, scene["game"], players, scene["terrain"], reference, chosen)
+        result = analyze(
+            photo,
+            layout,
+            None,
+            frame,
+            lens,
+            scene["game"],
+            players,
+            scene["terrain"],
+            reference,
+            chosen,
+            hex_mat=hex_mat,
+            find_hex_mat=False,
+        )
         total_ms = (time.perf_counter() - start) * 1e3
         for k, v in {**result.times_ms, "total_ms": total_ms, "setup_ms": setup_ms}.items():
             stage_times.setdefault(k, []).append(v)

@@ -148,11 +148,14 @@ def _line_score(lines: npt.NDArray[np.float32], px_per_in: float, grid: HexGrid)
     h, w = lines.shape
     points = _edge_points(grid, w / px_per_in, h / px_per_in) * px_per_in - 0.5
     inside = (points[:, 0] >= 0) & (points[:, 0] < w - 1) & (points[:, 1] >= 0) & (points[:, 1] < h - 1)
-    points = points[inside].astype(np.float32)
+    points = points[inside]
     if not len(points):
         return 0.0
-    sampled = cv2.remap(lines, points[:, 0].reshape(-1, 1), points[:, 1].reshape(-1, 1), cv2.INTER_LINEAR)
-    return float(sampled.mean())
+    x0, y0 = np.floor(points[:, 0]).astype(int), np.floor(points[:, 1]).astype(int)
+    fx, fy = points[:, 0] - x0, points[:, 1] - y0
+    top = lines[y0, x0] * (1 - fx) + lines[y0, x0 + 1] * fx
+    bottom = lines[y0 + 1, x0] * (1 - fx) + lines[y0 + 1, x0 + 1] * fx
+    return float(np.mean(top * (1 - fy) + bottom * fy))
 
 
 def _offset(lines: npt.NDArray[np.float32], px_per_in: float, orientation: str, width_in: float) -> tuple[float, float]:

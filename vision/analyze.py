@@ -262,7 +262,8 @@ def analyze(
     if game in HEX_GAMES:
         start = time.perf_counter()
         hexes = _hex_mat(photo, empty, frame, hex_mat, find_hex_mat)
-        times["hex_mat_ms"] = (time.perf_counter() - start) * 1e3
+        if hex_mat is None and find_hex_mat:  # searched for now (a live game searches once, at set-up)
+            times["hex_mat_ms"] = (time.perf_counter() - start) * 1e3
     start = time.perf_counter()
     bases = detections[detections.kind == 0]
     markers = detections[detections.kind == 1]

@@ -6,19 +6,24 @@ import csv
 import json
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
-from calibration.table_frame import calibrate
+from calibration.table_frame import TableFrame, calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from vision.analyze import Analysis, Detector, analyze, make_detector
+from vision.detect_classical import Reference
 from vision.hex_mat import mat_grid
 from vision.synth.table import RenderedTable, render_table, webcam_lens
+
+Image = npt.NDArray[np.uint8]
 
 MATCH_FRACTION = 0.5  # a detection matches a true base if its centre is within half the base's radius
 SEEN_RIM_SHARE = 0.25  # a base counts as seen by the camera when this share of its rim is not covered
@@ -141,27 +146,46 @@ def match_scene(truth: dict[str, Any], found: dict[str, Any]) -> tuple[Pairs, Pa
     return models, markers
 
 
-def analyze_rendered(table: RenderedTable, lens: LensModel | None, detector: Detector) -> Analysis:
-    """A rendered table as the product sees it: calibrated and prepared on the empty frame, then the photo."""
-    frame = calibrate(table.empty, table.layout, lens)
-    reference = detector.prepare(table.empty, frame)
-    scene = table.scene
-    players = {p["id"]: p["color"] for p in scene["players"]}
-    hex_mat = mat_grid(scene["game"], None, table.empty, frame)  # a game played in hexes: its mat's grid, at set-up
+@dataclass(frozen=True)
+class TableSetUp:
+    """What a table is read against, made once per table as a live game does at set-up."""
+
+    frame: TableFrame
+    reference: Reference
+    hex_mat: dict[str, Any] | None  # a game played in hexes: the mat's grid (None: none, or not found)
+
+
+def set_up_table(empty: Image, layout: Layout, lens: LensModel | None, game: str, detector: Detector) -> TableSetUp:
+    """Calibration, the empty-table reference and, in a game played in hexes, the mat's grid."""
+    frame = calibrate(empty, layout, lens)
+    return TableSetUp(frame, detector.prepare(empty, frame), mat_grid(game, None, empty, frame))
+
+
+def analyze_set_up(
+    photo: Image, set_up: TableSetUp, layout: Layout, lens: LensModel | None, truth: dict[str, Any], detector: Detector
+) -> Analysis:
+    """A photo of a set-up table, with the players' colours and the terrain of its true scene ``truth``."""
+    players = {p["id"]: p["color"] for p in truth["players"]}
     return analyze(
-        table.image,
-        table.layout,
+        photo,
+        layout,
         None,
-        frame,
+        set_up.frame,
         lens,
-        scene["game"],
+        truth["game"],
         players,
-        scene["terrain"],
-        reference,
+        truth["terrain"],
+        set_up.reference,
         detector,
-        hex_mat=hex_mat,
-        find_hex_mat=False,
+        hex_mat=set_up.hex_mat,
+        find_hex_mat=False,  # found at set-up
     )
+
+
+def analyze_rendered(table: RenderedTable, lens: LensModel | None, detector: Detector) -> Analysis:
+    """A rendered table as the product sees it: set up on the empty frame, then the photo."""
+    set_up = set_up_table(table.empty, table.layout, lens, table.scene["game"], detector)
+    return analyze_set_up(table.image, set_up, table.layout, lens, table.scene, detector)
 
 
 def evaluate(
@@ -202,29 +226,13 @@ def evaluate(
         scene = truth["scene"]
         photo = cv2.imread(str(image_path))
         empty = cv2.imread(stem + ".empty.jpg")
-        players = {p["id"]: p["color"] for p in scene["players"]}
-        # Set-up once per table (calibration, the empty reference), then the frame itself, timed apart.
+        # Set-up once per table (calibration, the empty reference, a hex mat's grid), then the frame, timed apart.
         layout = Layout.from_json(truth["layout"])
         start = time.perf_counter()
-        frame = calibrate(empty, layout, lens)
-        reference = chosen.prepare(empty, frame)
-        hex_mat = mat_grid(scene["game"], None, empty, frame)  # a game played in hexes: the mat's grid
+        set_up = set_up_table(empty, layout, lens, scene["game"], chosen)
         setup_ms = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
-        result = analyze(
-            photo,
-            layout,
-            None,
-            frame,
-            lens,
-            scene["game"],
-            players,
-            scene["terrain"],
-            reference,
-            chosen,
-            hex_mat=hex_mat,
-            find_hex_mat=False,
-        )
+        result = analyze_set_up(photo, set_up, layout, lens, scene, chosen)
         total_ms = (time.perf_counter() - start) * 1e3
         for k, v in {**result.times_ms, "total_ms": total_ms, "setup_ms": setup_ms}.items():
             stage_times.setdefault(k, []).append(v)

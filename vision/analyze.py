@@ -31,6 +31,11 @@ from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 Image = npt.NDArray[np.uint8]
 
 
+# Games whose every miniature acts alone (a Onefinity trooper, a Miniature Skirmish miniature): each base found is
+# a unit of its own until the players assign it, not one unit per player.
+ONE_MODEL_UNITS = ("onefinity", "miniature-skirmish")
+
+
 @dataclass(frozen=True)
 class Analysis:
     scene: dict[str, Any]
@@ -290,10 +295,19 @@ def analyze(
     models = []
     for k in range(len(bases)):
         team = teams[k] or "unknown"
-        unit_id = f"{team}-found"
+        # Until the players assign units: one per player, or one per base where every miniature acts alone.
+        alone = game in ONE_MODEL_UNITS
+        unit_id = f"{team}-b{k + 1}" if alone else f"{team}-found"
         units.setdefault(
             unit_id,
-            {"id": unit_id, "player": team, "name": f"{team} (unassigned)", "profile": {}, "keywords": [], "state": {}},
+            {
+                "id": unit_id,
+                "player": team,
+                "name": f"{team} b{k + 1} (unassigned)" if alone else f"{team} (unassigned)",
+                "profile": {},
+                "keywords": [],
+                "state": {},
+            },
         )
         models.append(
             {
@@ -313,7 +327,7 @@ def analyze(
         "game": game,
         "table": {"width_in": layout.width_in, "depth_in": layout.depth_in, **hexes.get("table", {})},
         "players": [{"id": p, "color": c} for p, c in (players or {}).items()]
-        + ([{"id": "unknown"}] if "unknown-found" in units else []),
+        + ([{"id": "unknown"}] if any(u["player"] == "unknown" for u in units.values()) else []),
         "units": list(units.values()),
         "models": models,
         "terrain": list(terrain or []),

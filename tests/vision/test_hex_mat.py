@@ -67,6 +67,9 @@ def test_the_scene_from_a_photo_carries_the_grid_and_says_where_it_came_from(mon
     detector = make_detector("auto")
     on_empty = analyze(table.image, table.layout, table.empty, lens=lens, game="onefinity", detector=detector).scene
     assert on_empty["measurement"]["hex_mat"]["from"] == "the empty table"
+    # "Each unit is one trooper": until the players assign them, each base found is a unit of its own.
+    assert len(on_empty["units"]) == len(on_empty["models"]) > 10
+    assert all(m["unit"] == f"{m['unit'].split('-')[0]}-{m['id']}" for m in on_empty["models"])
     assert worst_centre_error_in(GRIDS[1], on_empty["table"]["hex"]) < 0.05
     on_photo = analyze(table.image, table.layout, None, lens=lens, game="onefinity", detector=detector).scene
     assert on_photo["measurement"]["hex_mat"]["from"] == "the photo"  # troopers on it hide some outlines
@@ -86,6 +89,7 @@ def test_no_grid_on_the_mat_asks_the_players_for_it() -> None:
     assert to_confirm(scene)[0].startswith("no hex grid found on the mat") and "--hex-mat" in to_confirm(scene)[0]
     focal = analyze(table.image, table.layout, table.empty, lens=lens, game="focal-point").scene
     assert "hex_mat" not in focal["measurement"]  # a game not played in hexes does not look
+    assert {m["unit"] for m in focal["models"]} <= {"unknown-found"}  # one unit a player, until assigned
 
 
 def test_a_live_game_finds_the_grid_once_at_set_up(monkeypatch: pytest.MonkeyPatch) -> None:

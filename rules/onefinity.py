@@ -140,6 +140,11 @@ class Onefinity:
                 found.add((q + dq, r + dr))
         return found
 
+    def hex_centre(self, scene: Scene, q: int, r: int) -> tuple[float, float]:
+        """Table position (inches) of hex (q, r)'s centre."""
+        x, y = self._grid(scene).to_table([q], [r])
+        return float(x[0]), float(y[0])
+
     def hexes_apart_maybe(self, scene: Scene, a: Model, b: Model) -> set[int]:
         """Every hex distance between the troopers that their measured positions allow (one value when sure)."""
         return {

@@ -73,6 +73,23 @@ def _on_hex_edges(scene: Scene, system: Any) -> set[str]:
     return {m.id for m in scene.models if len(hexes_maybe(scene, m)) > 1}
 
 
+def _hex_choices(scene: Scene, model: Any) -> list[dict[str, Any]]:
+    """The hexes a model measured on a hex edge may stand in (none when its hex is sure, or the game has none),
+    each with its centre: putting the model there settles it."""
+    system = system_for(scene.game) if scene.game in SYSTEMS else None
+    if system is None or not hasattr(system, "hexes_maybe") or not scene.to_dict()["table"].get("hex"):
+        return []
+    maybe = sorted(system.hexes_maybe(scene, model))
+    if len(maybe) < 2:
+        return []
+    here = system.hex_of(scene, model)
+    out = []
+    for q, r in maybe:
+        x, y = system.hex_centre(scene, q, r)
+        out.append({"q": q, "r": r, "x": round(x, 3), "y": round(y, 3), "holds_centre": (q, r) == here})
+    return out
+
+
 def _safe_rulings(make: Any) -> tuple[list[Ruling], list[str]]:
     try:
         return list(make()), []
@@ -296,6 +313,7 @@ class GameSession:
                 "unsure_size": model.base_sigma_in >= UNSURE_SIZE_IN,
             },
             "bases": list(KNOWN_BASES),  # what the players may say it stands on instead
+            "hexes": _hex_choices(scene, model),  # on a hex edge: the hexes it may stand in, for the players to say
             "unit": {"id": unit.id, "name": unit.name, "player": unit.player, "keywords": list(unit.keywords)},
             "profile": dict(unit.profile),
             "state": {**dict(unit.state), **dict(model.state)},

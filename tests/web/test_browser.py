@@ -229,6 +229,17 @@ def test_a_hex_mat_is_drawn_and_a_trooper_on_a_hex_edge_is_too_close_to_call(bro
         page.wait_for_selector("#targets li[data-target=rt]")
         target = page.inner_text("#targets li[data-target=rt]")
         assert "too close to call" in target and "hex edge" in target, target
+        # The players say which hex: the trooper's panel offers the two, and the one picked settles the ruling.
+        page.click("ellipse[data-id=rtm]")
+        page.wait_for_selector("#hex-choice")
+        picks = page.locator("#hex-choice .hex-pick")
+        assert picks.count() == 2 and "(measured)" in page.inner_text("#hex-choice .hex-pick[data-x='10']")
+        page.click("#hex-choice .hex-pick[data-x='10']")  # the hex 8 away, whose centre is (10, 2)
+        page.wait_for_selector("ellipse[data-id=rtm].corrected")
+        page.wait_for_function("!document.querySelector('#hex-choice')")
+        assert page.locator("ellipse.hex-edge").count() == 0
+        rulings = running.post("/api/ask", {"question": "in-range", "args": ["at", "rt"]})
+        assert rulings["verdict"] == "yes" and "8 hexes" in rulings["reasons"][0], rulings
         assert errors == []
     finally:
         running.stop()

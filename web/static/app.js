@@ -352,11 +352,17 @@ async function showModel(id) {
     ${stateText ? `<p class="hint">State: ${stateText}</p>` : ""}
     ${info.model.unsure_size ? `<p class="hint" id="unsure-size">The camera read this base's size unsurely
       (edge ± ${info.model.base_sigma_in.toFixed(2)}"); rulings allow for it until you set the base.</p>` : ""}
+    ${info.hexes.length > 1 ? `<p class="hint" id="hex-choice">On a hex edge: which hex does it stand in?
+      ${info.hexes.map((h) => `<button class="hex-pick" data-x="${h.x}" data-y="${h.y}">hex at (${h.x.toFixed(2)}", ${h.y.toFixed(2)}")${h.holds_centre ? " (measured)" : ""}</button>`).join(" ")}</p>` : ""}
     <label>Base <select id="base-size">${info.bases.map((b) =>
       `<option${b === info.model.base ? " selected" : ""}>${escapeHtml(b)}</option>`).join("")}</select> mm</label>
     <button id="base-save">Set base</button>
     <button id="select-unit" data-unit="${escapeHtml(info.unit.id)}">Select unit (U)</button>
     <button id="move-start">Move (M)</button> <button id="delete-model">Delete</button>`;
+  for (const pick of document.querySelectorAll("#hex-choice .hex-pick")) {  // put it in that hex's centre
+    pick.onclick = () => correct({ op: "move", model: info.model.id, x: +pick.dataset.x, y: +pick.dataset.y })
+      .then(() => showModel(info.model.id)).catch(showError);
+  }
   $("base-save").onclick = () => correct({ op: "base", model: info.model.id, base: $("base-size").value })
     .then(() => showModel(info.model.id)).catch(showError);
   $("select-unit").onclick = () => selectUnit(info.unit.id).catch(showError);

@@ -71,7 +71,7 @@ def main() -> None:
         centre_errors.append(centre)
         # The baseline: orientation and width from the spectrum, the offset from one correlation, no search.
         lines = line_map(frame.rectify(table.empty, HEX_PX_PER_IN), HEX_PX_PER_IN)
-        orientation, width_in = _from_spectrum(lines, HEX_PX_PER_IN)
+        orientation, width_in, _ = _from_spectrum(lines, HEX_PX_PER_IN)
         ox, oy = _offset(lines, HEX_PX_PER_IN, orientation, width_in)
         rough = HexGrid(width_in, "pointy" if orientation == "pointy" else "flat", ox, oy)
         baseline_errors.append(worst_centre_error_in(truth, rough, table.layout.width_in, table.layout.depth_in))

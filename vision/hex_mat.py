@@ -51,12 +51,13 @@ class HexMat:
         }
 
 
-def line_map(top: npt.NDArray[np.uint8], px_per_in: float) -> npt.NDArray[np.float32]:
-    """Thin dark lines in a top-down view: the black top-hat of its grey (lines up to ~0.15" wide), scaled."""
+def line_map(top: npt.NDArray[np.uint8], px_per_in: float, light: bool = False) -> npt.NDArray[np.float32]:
+    """Thin dark lines in a top-down view (``light``: thin light lines, as a dark mat prints them): the black
+    (white) top-hat of its grey, for lines up to ~0.15" wide, scaled."""
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top
     size = max(3, int(round(0.15 * px_per_in)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
-    hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
+    hat = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT if light else cv2.MORPH_BLACKHAT, kernel).astype(np.float32)
     # Outlines are straight for a third of an inch and more; a mottled mat's speckle is not. Averaged along
     # lines every 30 degrees (the edges of either orientation), the best direction at each pixel keeps the
     # outlines and smooths the speckle away.
@@ -74,11 +75,15 @@ def line_map(top: npt.NDArray[np.uint8], px_per_in: float) -> npt.NDArray[np.flo
 def find_hex_mat(top: npt.NDArray[np.uint8], px_per_in: float = HEX_PX_PER_IN) -> HexMat | None:
     """The hex grid on the mat in ``top`` (a top-down view of the whole table at ``px_per_in``, table (0, 0) at
     its top-left corner), or None when no grid shows clearly."""
-    lines = line_map(top, px_per_in)
-    h, w = lines.shape
+    h, w = top.shape[:2]
     if min(h, w) < 4 * WIDTHS_IN[0] * px_per_in:
         return None
-    orientation, width_in = _from_spectrum(lines, px_per_in)
+    # Mats print their hexes dark on light or light on dark: the outlines are in the line map of the polarity
+    # whose pattern stands out of its spectrum the more.
+    maps = [line_map(top, px_per_in, light) for light in (False, True)]
+    peaks = [_from_spectrum(lines, px_per_in) for lines in maps]
+    k = int(peaks[1][2] > peaks[0][2])
+    lines, (orientation, width_in, _) = maps[k], peaks[k]
     origin = _offset(lines, px_per_in, orientation, width_in)
     best = _refine(lines, px_per_in, orientation, width_in, origin)
     contrast = _contrast(lines, px_per_in, best)
@@ -90,8 +95,9 @@ def find_hex_mat(top: npt.NDArray[np.uint8], px_per_in: float = HEX_PX_PER_IN) -
     return HexMat(best.width_in, orientation, float(ox[0]), float(oy[0]), contrast)
 
 
-def _from_spectrum(lines: npt.NDArray[np.float32], px_per_in: float) -> tuple[str, float]:
-    """Orientation and (roughly) width: where the line pattern's spectrum peaks."""
+def _from_spectrum(lines: npt.NDArray[np.float32], px_per_in: float) -> tuple[str, float, float]:
+    """Orientation and (roughly) width: where the line pattern's spectrum peaks; and how far the peaks stand
+    out of the spectrum (their power over the mean power)."""
     h, w = lines.shape
     window = np.outer(np.hanning(h), np.hanning(w)).astype(np.float32)
     power = np.abs(np.fft.fft2((lines - lines.mean()) * window)) ** 2
@@ -107,7 +113,7 @@ def _from_spectrum(lines: npt.NDArray[np.float32], px_per_in: float) -> tuple[st
                 score += _bilinear(power, cy + fy * h, cx + fx * w)
             if score > best[2]:
                 best = (orientation, float(width_in), score)
-    return best[0], best[1]
+    return best[0], best[1], best[2] / len(ORIENTATIONS["pointy"]) / max(float(power.mean()), 1e-12)
 
 
 def _bilinear(image: npt.NDArray[Any], y: float, x: float) -> float:
@@ -189,21 +195,34 @@ def _refine(
         score = _line_score(lines, px_per_in, _grid(*_params3(trial), orientation=orientation))
         if score > best_score:
             best_score, params = score, trial
+    # The fine search moves the width about the hex nearest the table's middle, which stays put: a wider grid
+    # is not also a shifted one there, so width and place are searched apart (about the corner, one step of
+    # width would move the far hexes a whole pixel and the search would crawl along that valley).
+    h, w = lines.shape
+    first = _grid(*_params3(params), orientation=orientation)
+    q0, r0 = (int(v[0]) for v in first.to_hex([w / px_per_in / 2], [h / px_per_in / 2]))
+
+    def about_middle(values: npt.NDArray[np.float64]) -> HexGrid:
+        dx, dy = _grid(float(values[0]), 0.0, 0.0, orientation).to_table([q0], [r0])
+        return _grid(float(values[0]), float(values[1] - dx[0]), float(values[2] - dy[0]), orientation)
+
+    mx, my = first.to_table([q0], [r0])
+    params = np.array([params[0], mx[0], my[0]])
     steps = np.array([params[0] * 0.004, 1.0 / px_per_in, 1.0 / px_per_in])
-    for _ in range(60):
+    for _ in range(80):
         improved = False
         for k in range(3):
             for sign in (1.0, -1.0):
                 trial = params.copy()
                 trial[k] += sign * steps[k]
-                score = _line_score(lines, px_per_in, _grid(*_params3(trial), orientation=orientation))
+                score = _line_score(lines, px_per_in, about_middle(trial))
                 if score > best_score:
                     best_score, params, improved = score, trial, True
         if not improved:
             steps /= 2.0
             if steps[1] < 0.002:
                 break
-    return _grid(*_params3(params), orientation=orientation)
+    return about_middle(params)
 
 
 def _params3(params: npt.NDArray[np.float64]) -> tuple[float, float, float]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.hexgrid import HexGrid
 from vision.analyze import analyze, make_detector, to_confirm
-from vision.hex_mat import hex_mat_on, mat_grid, parse_hex_mat
+from vision.hex_mat import HEX_PX_PER_IN, find_hex_mat, hex_mat_on, mat_grid, parse_hex_mat
 from vision.synth import table as synth
 from vision.synth.table import RenderedTable, render_table
 
@@ -52,6 +53,40 @@ def test_the_grid_is_found_on_the_empty_table(seed: int, grid: dict[str, Any], m
     assert found is not None and found.orientation == grid["orientation"]
     assert found.width_in == pytest.approx(grid["width_in"], rel=0.002)
     assert worst_centre_error_in(grid, found.spec()) < 0.05  # a hex's inradius is 0.5-1": no trooper changes hex
+
+
+def printed_mat(grid: dict[str, Any], light_lines: bool, seed: int = 3) -> np.ndarray:
+    """A 24" x 24" mat seen from straight above at HEX_PX_PER_IN: mottled, its hex outlines printed 0.04" wide,
+    light on a dark mat or dark on a light one."""
+    rng = np.random.default_rng(seed)
+    size = int(24 * HEX_PX_PER_IN)
+    mottle = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 6)
+    base = (45.0 if light_lines else 170.0) + 25.0 * mottle / mottle.std()
+    lines = np.zeros((size, size), np.uint8)
+    hexes = HexGrid(**grid)
+    q, r = np.meshgrid(np.arange(-40, 41), np.arange(-40, 41))
+    cx, cy = hexes.to_table(q.ravel(), r.ravel())
+    start = np.radians(30.0 if grid["orientation"] == "pointy" else 0.0) + np.arange(6) * np.pi / 3
+    outlines = [
+        # Pixel k spans k/ppi to (k+1)/ppi inches, as in the product's top-down views; cv2 counts from its centre.
+        np.round(
+            (np.c_[x + hexes.size_in * np.cos(start), y + hexes.size_in * np.sin(start)] * HEX_PX_PER_IN - 0.5) * 8
+        ).astype(np.int32)
+        for x, y in zip(cx, cy, strict=True)
+        if -2 < x < 26 and -2 < y < 26
+    ]
+    cv2.polylines(lines, outlines, True, 255, 1, cv2.LINE_AA, 3)
+    shade = 60.0 if light_lines else -60.0
+    grey = np.clip(base + shade * lines.astype(np.float32) / 255 + rng.normal(0, 4, base.shape), 0, 255)
+    return cv2.cvtColor(grey.astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+@pytest.mark.parametrize("light_lines", [False, True], ids=["dark-on-light", "light-on-dark"])
+@pytest.mark.parametrize("grid", GRIDS[1:], ids=["1.0-flat", "2.0-pointy"])
+def test_outlines_printed_light_on_a_dark_mat_are_found_too(grid: dict[str, Any], light_lines: bool) -> None:
+    found = find_hex_mat(printed_mat(grid, light_lines))
+    assert found is not None and found.orientation == grid["orientation"]
+    assert worst_centre_error_in(grid, found.spec()) < 0.02
 
 
 @pytest.mark.parametrize("seed", [5000, 5003, 5007])

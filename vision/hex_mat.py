@@ -25,7 +25,7 @@ HEX_PX_PER_IN = 32.0  # the top-down view the grid is looked for in (outlines ~0
 WIDTHS_IN = (0.6, 3.0)  # hex widths looked for (flat side to flat side)
 # How much darker the mat is along the grid's edges than elsewhere (in the line map's spread). On 24 rendered
 # hex mats (three grids, 1-2" wide, dark mats too) 0.85-2.9; on 24 plain mats, where the best grid any search
-# finds lies on mottling, 0.02-0.11.
+# finds lies on mottling, 0.02-0.13.
 MIN_CONTRAST = 0.3
 HEX_GAMES = ("onefinity",)  # games played in hexes: their rulings need the mat's grid (table.hex)
 ORIENTATIONS = {"pointy": (30.0, 90.0, 150.0), "flat": (0.0, 60.0, 120.0)}  # reciprocal directions, degrees

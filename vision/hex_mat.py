@@ -275,3 +275,12 @@ def mat_grid(
         return given
     found = hex_mat_on(image, frame)
     return found.spec() if found is not None else None
+
+
+def describe_set_up(game: str, grid: dict[str, Any] | None) -> str:
+    """What the set-up says of the mat's grid in a game played in hexes ('' in any other game)."""
+    if game not in HEX_GAMES:
+        return ""
+    if grid is None:
+        return describe_no_hex_mat()
+    return f'hex mat: {grid["width_in"]:.3g}" {grid["orientation"]} hexes'

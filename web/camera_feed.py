@@ -24,7 +24,7 @@ from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.covered import describe
 from vision.detect_classical import Reference
-from vision.hex_mat import mat_grid
+from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
@@ -115,7 +115,10 @@ class CameraFeed:
             self.gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
                 self.gate.update(status.frame)
-            return None, self._status(f"{setup.message}: {calib.message}", calib.hidden)
+            said = "; ".join(
+                filter(None, [f"{setup.message}: {calib.message}", describe_set_up(self.game, self.hex_mat)])
+            )
+            return None, self._status(said, calib.hidden)
         gate = self.gate.update(status.frame).state
         if gate == "moving":
             return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)

@@ -410,6 +410,27 @@ def test_watch_a_folder_game_prints_rulings_and_ends_cleanly(tmp_path: object) -
     assert "move" not in kinds  # nothing moved
 
 
+@pytest.mark.parametrize(("mat", "says"), [("onefinity", 'hex mat: 1.5" pointy hexes'), ("focal-point", "no hex grid")])
+def test_watch_says_at_set_up_what_hex_grid_it_found(tmp_path: object, mat: str, says: str) -> None:
+    # Onefinity is played in hexes: the set-up says which grid the camera found on the mat (the kit's 1.5" pointy
+    # hexes), or asks for it when the mat shows none.
+    import cv2
+
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    folder = tmp_path / "game"  # type: ignore[operator]
+    folder.mkdir()
+    table = render_table(21, mat, hard="none")
+    cv2.imwrite(str(folder / "000.png"), table.empty)
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    events = list(watch(lambda: FolderSource(folder), table.layout, "onefinity", lens))
+    assert events[0].kind == "status" and "set up" in events[0].payload["message"]
+    assert says in events[0].payload["message"], events[0].payload
+
+
 def test_watch_says_once_at_deployment_when_the_players_colours_are_too_alike(tmp_path: object) -> None:
     # vision/colour.py: alike_players, as the page's status says it (tests/web/test_camera_feed.py): the
     # head-less referee tells the players to confirm the teams at the deployment frame, and only there.

@@ -18,7 +18,7 @@ from calibration.monitor import CalibrationMonitor
 from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.covered import describe
 from vision.detect_classical import Reference
-from vision.hex_mat import mat_grid
+from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import take_reference
@@ -110,7 +110,8 @@ def watch(
             gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
                 gate.update(status.frame)
-            yield Event("status", {"message": f"{setup.message}: {calib.message}", "stale": False})
+            message = "; ".join(filter(None, [f"{setup.message}: {calib.message}", describe_set_up(game, hex_mat)]))
+            yield Event("status", {"message": message, "stale": False})
             continue
         decision = gate.update(status.frame)
         if decision.state != "settled":

@@ -94,7 +94,7 @@ class Onefinity:
 
     # ---- positions -----------------------------------------------------------
     def _grid(self, scene: Scene) -> HexGrid:
-        spec = scene.to_dict()["table"].get("hex")
+        spec = scene.hex_spec
         if not spec:
             raise QuestionError(
                 f"{scene.source}: Onefinity questions need table.hex (the hex mat: width_in, orientation)"
@@ -126,7 +126,7 @@ class Onefinity:
         """The hexes ``model`` may stand in: its centre's, and each neighbour whose shared edge lies within
         2 sigma of the centre (a trooper the camera measured on a hex edge; players place them in hexes)."""
         grid = self._grid(scene)
-        q, r = self.hex_of(scene, model)
+        q, r = (int(v[0]) for v in grid.to_hex([model.x], [model.y]))
         found = {(q, r)}
         reach_in = 2 * model.sigma_in
         if reach_in <= 0:

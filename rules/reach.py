@@ -51,8 +51,8 @@ def _number(value: Any) -> float | None:
 
 
 def _hex_width_in(scene: Scene) -> float | None:
-    grid = scene.to_dict().get("table", {}).get("hex")
-    return _number(grid.get("width_in")) if isinstance(grid, dict) else None
+    grid = scene.hex_spec
+    return _number(grid.get("width_in")) if grid else None
 
 
 def unit_reach(scene: Scene, unit: Unit) -> UnitReach:

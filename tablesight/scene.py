@@ -168,6 +168,13 @@ class Scene:
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(dict(self._raw))
 
+    @property
+    def hex_spec(self) -> dict[str, Any] | None:
+        """The mat's hex grid (``table.hex``) where the game is played in hexes, else None; asked per model and
+        per pair, so it copies that entry only, not the whole scene."""
+        spec = self._raw.get("table", {}).get("hex")
+        return dict(spec) if isinstance(spec, Mapping) and spec else None
+
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 

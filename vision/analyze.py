@@ -293,10 +293,9 @@ def analyze(
     coarse = coarse_note(scales_px_per_in)
     units: dict[str, dict[str, Any]] = {}
     models = []
+    alone = game in ONE_MODEL_UNITS  # until the players assign units: one a base, else one a player
     for k in range(len(bases)):
         team = teams[k] or "unknown"
-        # Until the players assign units: one per player, or one per base where every miniature acts alone.
-        alone = game in ONE_MODEL_UNITS
         unit_id = f"{team}-b{k + 1}" if alone else f"{team}-found"
         units.setdefault(
             unit_id,

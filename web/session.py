@@ -77,7 +77,7 @@ def _hex_choices(scene: Scene, model: Any) -> list[dict[str, Any]]:
     """The hexes a model measured on a hex edge may stand in (none when its hex is sure, or the game has none),
     each with its centre: putting the model there settles it."""
     system = system_for(scene.game) if scene.game in SYSTEMS else None
-    if system is None or not hasattr(system, "hexes_maybe") or not scene.to_dict()["table"].get("hex"):
+    if system is None or not hasattr(system, "hexes_maybe") or not scene.hex_spec:
         return []
     maybe = sorted(system.hexes_maybe(scene, model))
     if len(maybe) < 2:
@@ -206,7 +206,7 @@ class GameSession:
         by_unit = {r.subject[0]: r for r in coherency if r.subject}
         players = {p.id: p for p in scene.players}
         fp = scene.footprints()
-        hex_spec = scene.to_dict()["table"].get("hex")
+        hex_spec = scene.hex_spec
         hex_mat = {"hex": hex_spec} if hex_spec else {}  # the page draws the mat's hexes
         on_edge = _on_hex_edges(scene, system) if hex_spec else set()
         models = []

@@ -101,18 +101,25 @@ def _look_tag(figures: str, rims: str) -> str:
 
 
 def render_and_cut(
-    root: Path, deadline: float, workers: int, log: Any, new_only: bool = False, near_mat: bool = False
+    root: Path,
+    deadline: float,
+    workers: int,
+    log: Any,
+    new_only: bool = False,
+    near_mat: bool = False,
+    first_table: int = 0,
 ) -> tuple[list[Path], list[dict[str, Any]]]:
     """Render tables and cut samples until ``deadline`` (time.time()); one .npz of samples per set.
     ``new_only``: the new sets alone (to go on training the shipped refiner on tables it has not seen);
-    ``near_mat``: with NEAR_MAT_SETS too."""
+    ``near_mat``: with NEAR_MAT_SETS too; ``first_table``: start each set at this table (a set's tables below it
+    were rendered by an earlier run: session 38's refiner was trained on tables 0-71 of every set)."""
     palette = EXTRA_SETS if new_only else (*REFINER_SETS, *EXTRA_SETS)
     sets = [(s, f, "palette") for f in FIGURES for s in palette]
     if near_mat:
         sets += [(s, f, "near-mat") for f in FIGURES for s in NEAR_MAT_SETS]
     dirs = [root / f"tables-{seed}{_look_tag(drawn, rims)}" for (seed, _, _), drawn, rims in sets]
     tasks = []  # interleaved: table k of every set, then k + 1
-    for k in range(max(tables for (_, tables, _), _, _ in sets)):
+    for k in range(first_table, max(tables for (_, tables, _), _, _ in sets)):
         for index, ((seed, tables, games), drawn, rims) in enumerate(sets):
             if k < tables:
                 tasks.append(
@@ -168,7 +175,7 @@ def render_and_cut(
                 "figures": drawn,
                 "rims": rims,
                 "tables": len(ks),
-                "contiguous": ks == list(range(len(ks))),
+                "contiguous": ks == list(range(ks[0], ks[0] + len(ks))),
                 "samples": len(merged["is_base"]),
                 "positives": int(merged["is_base"].sum()),
             }
@@ -257,6 +264,7 @@ def main() -> int:
     parser.add_argument("--start-from", type=Path, help="an exported refiner to go on training (variant f)")
     parser.add_argument("--new-sets-only", action="store_true", help="render the new sets alone")
     parser.add_argument("--near-mat", action="store_true", help="add sets with rims near the mat's colour")
+    parser.add_argument("--first-table", type=int, default=0, help="start every set at this table (new tables)")
     parser.add_argument("--lr", type=float, help="the variants' learning rate (default: each variant's own)")
     parser.add_argument("--epochs", type=int, help="train each variant this many epochs (default: by the budget)")
     parser.add_argument("--photoreal", default="", help="path-traced table folders to train on too (DIR,DIR)")
@@ -284,7 +292,7 @@ def main() -> int:
         parts, described = [Path(part) for part in earlier["parts"]], earlier["sets"]
     else:
         parts, described = render_and_cut(
-            work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat
+            work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat, args.first_table
         )
         if args.photoreal:
             more, about = cut_photoreal(

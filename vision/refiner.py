@@ -30,8 +30,9 @@ CROP_PX = 96  # 3" square: a 60 mm base (2.36") and the proposal's error fit in 
 ROUND_SIZES = list(SIZE_COLUMNS)  # the network's size classes, in this order: Detections.size_p's columns
 OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
 DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
-# The same network gone on with on path-traced tables too (sessions 41-42): it names sizes on photos closer to real
-# ones far better, and reads centres a little worse, so the shipped pair takes each from the one that reads it best.
+# The session-38 network gone on with on path-traced tables too (sessions 41-43): it names sizes on photos closer
+# to real ones far better. The shipped refiner (session 48, wider, trained on a GPU on flat tables) reads centres
+# best, and the pair names base and size by the mean of both networks' logits (docs/detector.md, session 48).
 DEFAULT_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes.onnx"
 
 
@@ -80,9 +81,9 @@ def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
 
 @dataclass
 class BaseRefiner:
-    """``size_reader_path``: a second network of the same kind whose base and size readings replace
+    """``size_reader_path``: a second network of the same kind whose base and size logits are averaged with
     ``model_path``'s in the final reading (the centre stays ``model_path``'s); None: ``model_path`` reads all.
-    What it gains on path-traced and flat tables: docs/detector.md, sessions 41 and 42; about 20 ms more a photo."""
+    What it gains on path-traced and flat tables: docs/detector.md, sessions 41, 42 and 48; about 20 ms more a photo."""
 
     model_path: Path = DEFAULT_REFINER
     size_reader_path: Path | None = None
@@ -131,14 +132,17 @@ class BaseRefiner:
         sizes_read: bool = False,
     ) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``);
-        ``sizes_read``: the base and size readings from the size reader, where there is one."""
+        ``sizes_read``: the base and size logits averaged with the size reader's, where there is one."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
         blob = to_blob(crops)
         raw = self.raw(blob, transposes)
         if sizes_read and self._size_reader is not None:
-            raw[:, : 1 + len(ROUND_SIZES)] = self.raw(blob, transposes, self._size_reader)[:, : 1 + len(ROUND_SIZES)]
+            # Two networks trained on different tables err on different bases: their mean logits name sizes
+            # best (tuning tables: 27 -> 24 sizes wrong of 2,746, 8 -> 3 false bases; session 48).
+            reader = self.raw(blob, transposes, self._size_reader)
+            raw[:, : 1 + len(ROUND_SIZES)] = 0.5 * (raw[:, : 1 + len(ROUND_SIZES)] + reader[:, : 1 + len(ROUND_SIZES)])
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))

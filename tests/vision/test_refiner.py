@@ -96,9 +96,9 @@ def test_the_shipped_refiner_measures_held_out_bases(seed: int, game: str) -> No
 
 
 def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refiner() -> None:
-    """The shipped pair (docs/detector.md, session 41): the final reading's base and size probabilities are the
-    size reader's own, its centre the refiner's own, to the digit; the first reading, which only centres the
-    crop, is the refiner's alone."""
+    """The shipped pair (docs/detector.md, sessions 41 and 48): the final reading's base and size come from the
+    mean of the refiner's and the size reader's logits, its centre is the refiner's own, to the digit; the first
+    reading, which only centres the crop, is the refiner's alone."""
     assert DEFAULT_SIZE_READER.is_file() and DEFAULT_SIZE_READER.with_suffix(".card.json").is_file()
     table = render_table(5003, "focal-point")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
@@ -115,9 +115,19 @@ def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refine
     # the final crops are cut where the refiner's first reading put each base; the reader names base and size there
     first = alone.run(alone.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres], False)
     again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-    read_there = reader.run(alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
-    np.testing.assert_allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)
-    np.testing.assert_allclose(both.p_base, read_there.p_base, atol=1e-6)
+    final_crops = (alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
+    read_there, refined_there = reader.run(*final_crops), alone.run(*final_crops)
+
+    def logit(p: np.ndarray) -> np.ndarray:
+        return np.log(p / (1.0 - p))
+
+    base_logit = 0.5 * (logit(read_there.p_base) + logit(refined_there.p_base))
+    np.testing.assert_allclose(both.p_base, 1.0 / (1.0 + np.exp(-base_logit)), atol=1e-5)
+    # a size's log-probability is its logit less the row's log-sum: the mean of two is the mean logits' softmax
+    size_logits = 0.5 * (np.log(read_there.p_sizes) + np.log(refined_there.p_sizes))
+    mean = np.exp(size_logits - size_logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(both.p_sizes, mean / mean.sum(axis=1, keepdims=True), atol=1e-5)
+    assert not np.allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)  # neither network's alone
     assert both.size == sizes_only.size  # these crops sit on plain bases: the same sizes either way
 
 

@@ -203,7 +203,7 @@ def load_onnx_weights(net: Any, onnx_path: Path) -> None:
     from torch import nn
 
     model = onnx.load(str(onnx_path))
-    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    values = _weights(model)
     convs = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Conv"]
     denses = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Gemm"]
     layers = list(net)
@@ -227,6 +227,60 @@ def load_onnx_weights(net: Any, onnx_path: Path) -> None:
         for dense, (w, b) in zip(linears, denses, strict=True):
             dense.weight.copy_(torch.from_numpy(values[w].copy()))
             dense.bias.copy_(torch.from_numpy(values[b].copy()))
+
+
+def _weights(model: Any) -> dict[str, npt.NDArray[np.float32]]:
+    """An ONNX model's weights by the names its layers read them under, as float32: a weight stored as float16
+    (store_half) is read through its Cast node."""
+    from onnx import numpy_helper
+
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "Cast" and node.input[0] in values:
+            values[node.output[0]] = values[node.input[0]].astype(np.float32)
+    return values
+
+
+def network_shape(onnx_path: Path) -> dict[str, Any]:
+    """make_network's ``widths`` and ``dense`` for an exported refiner, read from its weights' shapes (the
+    shipped refiner's differ from the defaults since session 48)."""
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+    values = _weights(model)
+    kernels = [values[n.input[1]].shape[0] for n in model.graph.node if n.op_type == "Conv"]
+    denses = [values[n.input[1]].shape[0] for n in model.graph.node if n.op_type == "Gemm"]
+    if len(kernels) != 7 or len(denses) != 2:
+        raise ValueError(f"{onnx_path}: {len(kernels)} convolutions and {len(denses)} dense layers, not a refiner's")
+    # make_network's convolutions put out w0, w1, w2, w2, w3, w3, w4 channels
+    return {"widths": (kernels[0], kernels[1], kernels[2], kernels[4], kernels[6]), "dense": denses[0]}
+
+
+def store_half(onnx_path: Path, out: Path) -> None:
+    """Write ``onnx_path`` with its float weights stored as float16, each cast back to float32 where the network
+    loads (onnxruntime folds the casts once): half the file for the same network, its outputs within float16's
+    rounding (about 1e-3 of a logit's range). Keeps the shipped weights under the issue's 15 MB."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(onnx_path))
+    graph = model.graph
+    kept, casts = [], []
+    for init in graph.initializer:
+        value = numpy_helper.to_array(init)
+        if value.dtype == np.float32 and value.size >= 64:  # scalars and shapes stay as they are
+            half = numpy_helper.from_array(value.astype(np.float16), init.name + "_fp16")
+            kept.append(half)
+            casts.append(helper.make_node("Cast", [half.name], [init.name], to=TensorProto.FLOAT))
+        else:
+            kept.append(init)
+    nodes = casts + list(graph.node)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
 
 
 def _augment(x: Any, offset: Any, generator: Any) -> tuple[Any, Any]:
@@ -304,6 +358,8 @@ def train_refiner(
 
     tables = tables_across(files) if all("table" in f for f in files) else None
     fit, val = validation_split(tables, len(base_all), val_share, seed)
+    if start_from is not None:  # its own shape, whatever ``widths`` and ``dense`` say
+        widths, dense = network_shape(start_from)["widths"], network_shape(start_from)["dense"]
     net = make_network(widths=widths, dense=dense)
     if start_from is not None:
         load_onnx_weights(net, start_from)
@@ -439,8 +495,9 @@ def score_refiner(
 
     x = torch.from_numpy(np.ascontiguousarray(samples["crops"][..., ::-1].transpose(0, 3, 1, 2)))
     out = _outputs(_loaded(onnx_path), x)
-    if size_reader is not None:
-        out = torch.cat([_outputs(_loaded(size_reader), x)[:, : 1 + len(ROUND_SIZES)], out[:, -2:]], dim=1)
+    if size_reader is not None:  # the mean of both networks' base and size logits, as vision/refiner.py reads
+        n = 1 + len(ROUND_SIZES)
+        out = torch.cat([0.5 * (out[:, :n] + _outputs(_loaded(size_reader), x)[:, :n]), out[:, n:]], dim=1)
     return _figures(
         out,
         torch.from_numpy(samples["is_base"]),
@@ -450,7 +507,7 @@ def score_refiner(
 
 
 def _loaded(onnx_path: Path) -> Any:
-    net = make_network()
+    net = make_network(**network_shape(onnx_path))
     load_onnx_weights(net, onnx_path)
     return net
 

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from calibration.table_frame import TableFrame
 from vision.detections import ROUND_SIZES as SIZE_COLUMNS
 from vision.onnx_session import OnnxNetwork
+from vision.resolution import COARSE_PX_PER_IN
 
 Image = npt.NDArray[np.uint8]
 REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
@@ -122,7 +123,12 @@ class BaseRefiner:
         1.17 -> 1.16 mm of p95 on the tuning tables; one view first, 1.18 mm (docs/vision.md, session 32)."""
         first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in], False)
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-        return self.run(self.crops(photo, frame, again), [crop_origin_px(c) for c in again], sizes_read=True)
+        # Where the photo sees the table under 12 px/in the size reader names base and size alone: the refiner was
+        # trained on 1080p photos only, the reader on coarse ones too (docs/detector.md, session 48).
+        coarse = 1.0 / frame.inches_per_pixel(again) < COARSE_PX_PER_IN if again else np.zeros(0, dtype=bool)
+        return self.run(
+            self.crops(photo, frame, again), [crop_origin_px(c) for c in again], sizes_read=True, reader_alone=coarse
+        )
 
     def run(
         self,
@@ -130,9 +136,11 @@ class BaseRefiner:
         origins_px: list[tuple[int, int]],
         transposes: bool = True,
         sizes_read: bool = False,
+        reader_alone: npt.NDArray[np.bool_] | None = None,
     ) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``);
-        ``sizes_read``: the base and size logits averaged with the size reader's, where there is one."""
+        ``sizes_read``: the base and size logits averaged with the size reader's, where there is one, and the
+        reader's alone for the crops ``reader_alone`` marks."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
@@ -141,8 +149,12 @@ class BaseRefiner:
         if sizes_read and self._size_reader is not None:
             # Two networks trained on different tables err on different bases: their mean logits name sizes
             # best (tuning tables: 27 -> 24 sizes wrong of 2,746, 8 -> 3 false bases; session 48).
-            reader = self.raw(blob, transposes, self._size_reader)
-            raw[:, : 1 + len(ROUND_SIZES)] = 0.5 * (raw[:, : 1 + len(ROUND_SIZES)] + reader[:, : 1 + len(ROUND_SIZES)])
+            n = 1 + len(ROUND_SIZES)
+            reader = self.raw(blob, transposes, self._size_reader)[:, :n]
+            own_weight = np.full((len(raw), 1), 0.5)
+            if reader_alone is not None:
+                own_weight[np.asarray(reader_alone, dtype=bool)] = 0.0
+            raw[:, :n] = own_weight * raw[:, :n] + (1.0 - own_weight) * reader
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))

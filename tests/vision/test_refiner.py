@@ -131,6 +131,26 @@ def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refine
     assert both.size == sizes_only.size  # these crops sit on plain bases: the same sizes either way
 
 
+def test_where_the_photo_sees_the_table_coarsely_the_size_reader_names_sizes_alone() -> None:
+    """Under 12 px/in (vision/resolution.py: COARSE_PX_PER_IN) the refiner, trained on 1080p photos only, does not
+    join in naming base and size: the size reader, trained on coarse photos too, names them alone (docs/detector.md,
+    session 48: 60 coarse tables each at 720p and 768p, 48 sizes wrong with the reader alone, 69 with the mean)."""
+    table = render_table(5005, "grinding-annihilation", (1280, 720))
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    centres = [(m["x"] + 0.05, m["y"] - 0.04) for m in table.scene["models"] if "x" not in m["base"]][:6]
+    assert np.all(1.0 / frame.inches_per_pixel(centres) < 12.0)  # a 44"x60" table at 720p: 8-10 px/in
+    pair, alone, reader = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER), BaseRefiner(), BaseRefiner(DEFAULT_SIZE_READER)
+    both = pair.measure(table.image, frame, centres)
+    first = alone.run(alone.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres], False)
+    again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
+    read_there = reader.run(alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
+    np.testing.assert_allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)
+    np.testing.assert_allclose(both.p_base, read_there.p_base, atol=1e-6)
+    np.testing.assert_array_equal(both.x_in, alone.measure(table.image, frame, centres).x_in)  # the refiner's centre
+    assert pair.measure(table.image, frame, []).size == []  # no proposal: nothing to read, and no scale asked for
+
+
 def test_the_shipped_detector_reads_sizes_with_the_reader_and_a_players_refiner_alone(tmp_path: Path) -> None:
     """An adapted refiner (`tablesight adapt`) names its sizes itself: the reader goes with the shipped one only."""
     assert LearnedDetector()._refiner is not None and LearnedDetector()._refiner._size_reader is not None

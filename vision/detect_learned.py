@@ -549,16 +549,13 @@ def _one_per_base(rows: list[tuple[Any, ...]], faint: list[bool]) -> list[tuple[
         ):
             continue
         kept.append(row)
-    # A round base and an oval whose outlines overlap: the surer stays (a round one's sureness is its box score
-    # times the refiner's P(base), an oval's its box score). Until session 48 every round base kept beat an oval;
-    # the new refiner took the end of held-out 05112's oval for a 40 mm base (0.42) over the oval (0.52).
-    # Tuning tables unchanged; held-out 300: one more base found, one false fewer (docs/detector.md, session 48).
-    out: list[tuple[Any, ...]] = []
-    for row in kept:  # surest first
-        if _overlaps(row, out if _is_oval(row) else [o for o in out if _is_oval(o)]):
-            continue
-        out.append(row)
-    return out
+    # An oval whose outline reaches into a round base kept, or into a surer oval, is dropped: the base refiner
+    # reads round bases surer than the network boxes ovals, and two round bases in a row can look like one.
+    return [
+        row
+        for k, row in enumerate(kept)
+        if not (_is_oval(row) and _overlaps(row, [o for j, o in enumerate(kept) if not _is_oval(o) or j < k]))
+    ]
 
 
 def _is_oval(row: tuple[Any, ...]) -> bool:

@@ -23,7 +23,6 @@ import numpy.typing as npt
 from calibration.table_frame import TableFrame
 from vision.detections import ROUND_SIZES as SIZE_COLUMNS
 from vision.onnx_session import OnnxNetwork
-from vision.resolution import COARSE_PX_PER_IN
 
 Image = npt.NDArray[np.uint8]
 REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
@@ -31,9 +30,10 @@ CROP_PX = 96  # 3" square: a 60 mm base (2.36") and the proposal's error fit in 
 ROUND_SIZES = list(SIZE_COLUMNS)  # the network's size classes, in this order: Detections.size_p's columns
 OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
 DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
-# The session-38 network gone on with on path-traced tables too (sessions 41-43): it names sizes on photos closer
-# to real ones far better. The shipped refiner (session 48, wider, trained on a GPU on flat tables) reads centres
-# best, and the pair names base and size by the mean of both networks' logits (docs/detector.md, session 48).
+# The session-38 network gone on with on path-traced tables too (sessions 41-45): it names sizes on photos closer to
+# real ones far better. The shipped refiner (session 48: wider, trained on a GPU on flat 1080p tables only) reads
+# centres best, so the pair takes each from the one that reads it best. The mean of both networks' size logits was
+# tried and named path-traced sizes a step small (docs/detector.md, session 48).
 DEFAULT_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes.onnx"
 
 
@@ -82,9 +82,9 @@ def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
 
 @dataclass
 class BaseRefiner:
-    """``size_reader_path``: a second network of the same kind whose base and size logits are averaged with
+    """``size_reader_path``: a second network of the same kind whose base and size readings replace
     ``model_path``'s in the final reading (the centre stays ``model_path``'s); None: ``model_path`` reads all.
-    What it gains on path-traced and flat tables: docs/detector.md, sessions 41, 42 and 48; about 20 ms more a photo."""
+    What it gains on path-traced and flat tables: docs/detector.md, sessions 41 and 42; about 20 ms more a photo."""
 
     model_path: Path = DEFAULT_REFINER
     size_reader_path: Path | None = None
@@ -123,12 +123,7 @@ class BaseRefiner:
         1.17 -> 1.16 mm of p95 on the tuning tables; one view first, 1.18 mm (docs/vision.md, session 32)."""
         first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in], False)
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-        # Where the photo sees the table under 12 px/in the size reader names base and size alone: the refiner was
-        # trained on 1080p photos only, the reader on coarse ones too (docs/detector.md, session 48).
-        coarse = 1.0 / frame.inches_per_pixel(again) < COARSE_PX_PER_IN if again else np.zeros(0, dtype=bool)
-        return self.run(
-            self.crops(photo, frame, again), [crop_origin_px(c) for c in again], sizes_read=True, reader_alone=coarse
-        )
+        return self.run(self.crops(photo, frame, again), [crop_origin_px(c) for c in again], sizes_read=True)
 
     def run(
         self,
@@ -136,25 +131,16 @@ class BaseRefiner:
         origins_px: list[tuple[int, int]],
         transposes: bool = True,
         sizes_read: bool = False,
-        reader_alone: npt.NDArray[np.bool_] | None = None,
     ) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``);
-        ``sizes_read``: the base and size logits averaged with the size reader's, where there is one, and the
-        reader's alone for the crops ``reader_alone`` marks."""
+        ``sizes_read``: the base and size readings from the size reader, where there is one."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
         blob = to_blob(crops)
         raw = self.raw(blob, transposes)
         if sizes_read and self._size_reader is not None:
-            # Two networks trained on different tables err on different bases: their mean logits name sizes
-            # best (tuning tables: 27 -> 24 sizes wrong of 2,746, 8 -> 3 false bases; session 48).
-            n = 1 + len(ROUND_SIZES)
-            reader = self.raw(blob, transposes, self._size_reader)[:, :n]
-            own_weight = np.full((len(raw), 1), 0.5)
-            if reader_alone is not None:
-                own_weight[np.asarray(reader_alone, dtype=bool)] = 0.0
-            raw[:, :n] = own_weight * raw[:, :n] + (1.0 - own_weight) * reader
+            raw[:, : 1 + len(ROUND_SIZES)] = self.raw(blob, transposes, self._size_reader)[:, : 1 + len(ROUND_SIZES)]
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -96,9 +96,9 @@ def test_the_shipped_refiner_measures_held_out_bases(seed: int, game: str) -> No
 
 
 def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refiner() -> None:
-    """The shipped pair (docs/detector.md, sessions 41 and 48): the final reading's base and size come from the
-    mean of the refiner's and the size reader's logits, its centre is the refiner's own, to the digit; the first
-    reading, which only centres the crop, is the refiner's alone."""
+    """The shipped pair (docs/detector.md, session 41): the final reading's base and size probabilities are the
+    size reader's own, its centre the refiner's own, to the digit; the first reading, which only centres the
+    crop, is the refiner's alone."""
     assert DEFAULT_SIZE_READER.is_file() and DEFAULT_SIZE_READER.with_suffix(".card.json").is_file()
     table = render_table(5003, "focal-point")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
@@ -115,40 +115,10 @@ def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refine
     # the final crops are cut where the refiner's first reading put each base; the reader names base and size there
     first = alone.run(alone.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres], False)
     again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-    final_crops = (alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
-    read_there, refined_there = reader.run(*final_crops), alone.run(*final_crops)
-
-    def logit(p: np.ndarray) -> np.ndarray:
-        return np.log(p / (1.0 - p))
-
-    base_logit = 0.5 * (logit(read_there.p_base) + logit(refined_there.p_base))
-    np.testing.assert_allclose(both.p_base, 1.0 / (1.0 + np.exp(-base_logit)), atol=1e-5)
-    # a size's log-probability is its logit less the row's log-sum: the mean of two is the mean logits' softmax
-    size_logits = 0.5 * (np.log(read_there.p_sizes) + np.log(refined_there.p_sizes))
-    mean = np.exp(size_logits - size_logits.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(both.p_sizes, mean / mean.sum(axis=1, keepdims=True), atol=1e-5)
-    assert not np.allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)  # neither network's alone
-    assert both.size == sizes_only.size  # these crops sit on plain bases: the same sizes either way
-
-
-def test_where_the_photo_sees_the_table_coarsely_the_size_reader_names_sizes_alone() -> None:
-    """Under 12 px/in (vision/resolution.py: COARSE_PX_PER_IN) the refiner, trained on 1080p photos only, does not
-    join in naming base and size: the size reader, trained on coarse photos too, names them alone (docs/detector.md,
-    session 48: 60 coarse tables each at 720p and 768p, 48 sizes wrong with the reader alone, 69 with the mean)."""
-    table = render_table(5005, "grinding-annihilation", (1280, 720))
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    frame = calibrate(table.empty, table.layout, lens)
-    centres = [(m["x"] + 0.05, m["y"] - 0.04) for m in table.scene["models"] if "x" not in m["base"]][:6]
-    assert np.all(1.0 / frame.inches_per_pixel(centres) < 12.0)  # a 44"x60" table at 720p: 8-10 px/in
-    pair, alone, reader = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER), BaseRefiner(), BaseRefiner(DEFAULT_SIZE_READER)
-    both = pair.measure(table.image, frame, centres)
-    first = alone.run(alone.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres], False)
-    again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
     read_there = reader.run(alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
     np.testing.assert_allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)
     np.testing.assert_allclose(both.p_base, read_there.p_base, atol=1e-6)
-    np.testing.assert_array_equal(both.x_in, alone.measure(table.image, frame, centres).x_in)  # the refiner's centre
-    assert pair.measure(table.image, frame, []).size == []  # no proposal: nothing to read, and no scale asked for
+    assert both.size == sizes_only.size  # these crops sit on plain bases: the same sizes either way
 
 
 def test_the_shipped_detector_reads_sizes_with_the_reader_and_a_players_refiner_alone(tmp_path: Path) -> None:

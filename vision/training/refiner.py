@@ -495,9 +495,8 @@ def score_refiner(
 
     x = torch.from_numpy(np.ascontiguousarray(samples["crops"][..., ::-1].transpose(0, 3, 1, 2)))
     out = _outputs(_loaded(onnx_path), x)
-    if size_reader is not None:  # the mean of both networks' base and size logits, as vision/refiner.py reads
-        n = 1 + len(ROUND_SIZES)
-        out = torch.cat([0.5 * (out[:, :n] + _outputs(_loaded(size_reader), x)[:, :n]), out[:, n:]], dim=1)
+    if size_reader is not None:
+        out = torch.cat([_outputs(_loaded(size_reader), x)[:, : 1 + len(ROUND_SIZES)], out[:, -2:]], dim=1)
     return _figures(
         out,
         torch.from_numpy(samples["is_base"]),

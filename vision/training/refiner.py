@@ -199,7 +199,6 @@ def load_onnx_weights(net: Any, onnx_path: Path) -> None:
     so that the network, its norms frozen (``fit_network(frozen_norms=True)``), computes what the export did."""
     import onnx
     import torch
-    from onnx import numpy_helper
     from torch import nn
 
     model = onnx.load(str(onnx_path))

@@ -30,10 +30,8 @@ CROP_PX = 96  # 3" square: a 60 mm base (2.36") and the proposal's error fit in 
 ROUND_SIZES = list(SIZE_COLUMNS)  # the network's size classes, in this order: Detections.size_p's columns
 OFFSET_SCALE_IN = 0.25  # the network's offsets are in units of this
 DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
-# The session-38 network gone on with on path-traced tables too (sessions 41-45): it names sizes on photos closer to
-# real ones far better. The shipped refiner (session 48: wider, trained on a GPU on flat 1080p tables only) reads
-# centres best, so the pair takes each from the one that reads it best. The mean of both networks' size logits was
-# tried and named path-traced sizes a step small (docs/detector.md, session 48).
+# The same network gone on with on path-traced tables too (sessions 41-42): it names sizes on photos closer to real
+# ones far better, and reads centres a little worse, so the shipped pair takes each from the one that reads it best.
 DEFAULT_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes.onnx"
 
 

@@ -230,12 +230,13 @@ def load_onnx_weights(net: Any, onnx_path: Path) -> None:
 
 def _weights(model: Any) -> dict[str, npt.NDArray[np.float32]]:
     """An ONNX model's weights by the names its layers read them under, as float32: a weight stored as float16
-    (store_half) is read through its Cast node."""
+    (store_half) is read through its Cast node, one the exporter shares between layers (equal values, as in an
+    untrained network) through an Identity node."""
     from onnx import numpy_helper
 
     values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     for node in model.graph.node:
-        if node.op_type == "Cast" and node.input[0] in values:
+        if node.op_type in ("Cast", "Identity") and node.input[0] in values:
             values[node.output[0]] = values[node.input[0]].astype(np.float32)
     return values
 

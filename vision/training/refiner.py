@@ -242,8 +242,8 @@ def _weights(model: Any) -> dict[str, npt.NDArray[np.float32]]:
 
 
 def network_shape(onnx_path: Path) -> dict[str, Any]:
-    """make_network's ``widths`` and ``dense`` for an exported refiner, read from its weights' shapes (the
-    shipped refiner's differ from the defaults since session 48)."""
+    """make_network's ``widths`` and ``dense`` for an exported refiner, read from its weights' shapes (a wider
+    refiner, such as session 48's, goes on training or adapting in its own shape)."""
     import onnx
 
     model = onnx.load(str(onnx_path))
@@ -259,7 +259,8 @@ def network_shape(onnx_path: Path) -> dict[str, Any]:
 def store_half(onnx_path: Path, out: Path) -> None:
     """Write ``onnx_path`` with its float weights stored as float16, each cast back to float32 where the network
     loads (onnxruntime folds the casts once): half the file for the same network, its outputs within float16's
-    rounding (about 1e-3 of a logit's range). Keeps the shipped weights under the issue's 15 MB."""
+    rounding (about 1e-3 of a logit's range): a way to ship a wider refiner under issue 6's 15 MB of weights
+    (docs/detector.md, session 48)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -358,9 +359,9 @@ def train_refiner(
 
     tables = tables_across(files) if all("table" in f for f in files) else None
     fit, val = validation_split(tables, len(base_all), val_share, seed)
-    if start_from is not None:  # its own shape, whatever ``widths`` and ``dense`` say
-        widths, dense = network_shape(start_from)["widths"], network_shape(start_from)["dense"]
-    net = make_network(widths=widths, dense=dense)
+    # going on from an export: its own shape, whatever ``widths`` and ``dense`` say
+    shape = network_shape(start_from) if start_from is not None else {"widths": widths, "dense": dense}
+    net = make_network(**shape)
     if start_from is not None:
         load_onnx_weights(net, start_from)
         log(f"from {start_from}: {validate(net.to(device), val)}")  # where the samples are

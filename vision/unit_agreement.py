@@ -117,6 +117,7 @@ def agree_with_mates(
     gaps = _gaps_in(np.asarray(x_in, float), np.asarray(y_in, float), sizes)
     sure = _sure_of(size_p, len(sizes))
     out = list(sizes)
+    given_by: dict[int, list[int]] = {}  # base -> the surer mates whose size it took
     for i, size in enumerate(sizes):
         if size not in ROUND_SIZES or np.isnan(size_p[i]).any() or sure[i] >= SURE_SIZE_P:
             continue
@@ -130,9 +131,14 @@ def agree_with_mates(
             continue
         if size_p[i, ROUND_SIZES.index(other)] < RULED_OUT_P:
             continue
-        if max(sure[j] for j in mates if sizes[j] == other) > sure[i]:
+        surer = [j for j in mates if sizes[j] == other and sure[j] > sure[i]]
+        if surer:
             out[i] = other
-    return out
+            given_by[i] = surer
+    # Every base is judged on the sizes as read, so two mates could trade sizes: a base that took its size
+    # from mates who all give that size up themselves keeps its own read (tuning tables, 5,106 bases: 1 put
+    # right, none made wrong; docs/vision.md, session 49).
+    return [sizes[i] if i in given_by and all(out[j] != out[i] for j in given_by[i]) else s for i, s in enumerate(out)]
 
 
 def agree_players(

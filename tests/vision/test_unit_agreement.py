@@ -92,6 +92,22 @@ def test_an_unsure_read_takes_the_size_a_surer_unit_mate_reads_a_coherency_away(
     assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25"], ["red"] * 2, probs) == ["25", "25"]
 
 
+def test_two_mates_do_not_trade_sizes_on_each_others_old_reads() -> None:
+    # Tuning table 13019 (docs/vision.md, session 49): a 28.5 mm unit in a row, 1.5" apart. The first base's
+    # only mate within 2" is the second, misread 25 at P 0.95; the second's mates read 28.5, one surely.
+    # Judged on the reads alone, the first took 25 while the second took 28.5: they traded the wrong size on.
+    x, y = _row(3, 28.5, 1.5)
+    probs = _read({"25": 0.21, "28.5": 0.79}, {"25": 0.95, "28.5": 0.05}, {"28.5": 0.99})
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25", "28.5"], ["red"] * 3, probs) == ["28.5"] * 3
+    # A mate that keeps its size still gives it: the first base takes 25 when the second is sure of it.
+    probs = _read({"25": 0.21, "28.5": 0.79}, {"25": 0.995, "28.5": 0.005}, {"28.5": 0.99})
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25", "28.5"], ["red"] * 3, probs) == [
+        "25",
+        "25",
+        "28.5",
+    ]
+
+
 def test_a_sure_read_a_ruled_out_size_or_a_split_unit_keeps_its_own_size() -> None:
     x, y = _row(3, 32, 0.5)
     mates_sure = {"40": 1.0}

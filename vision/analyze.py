@@ -278,7 +278,7 @@ def analyze(
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams, bases.size_p)
     teams = agree_players(x, y, sizes, teams, colour_distances)
     if mates_settle_sizes:
-        sizes = agree_with_mates(x, y, sizes, teams, bases.size_p)
+        sizes = agree_with_mates(x, y, sizes, teams, bases.size_p, colour_distances)
     # A size read unsurely leaves the base's edge in doubt: rulings from edges must say so (vision/size_doubt.py).
     edge_sigma = base_edge_sigma_in(bases.size_p, sizes)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the

@@ -11,7 +11,8 @@ after reading every base alone, a base is checked against its close neighbours:
   each neighbour's adds to that neighbour's player. A base whose colour is clear keeps its player, even
   surrounded by the enemy in a melee.
 - size again, by the base refiner's probabilities (``agree_with_mates``): a base it read unsurely takes the
-  size its same-player neighbours a whole coherency (2") away agree on, where one of them was read more surely.
+  size its same-player neighbours a whole coherency (2") away agree on, where one of them was read more surely
+  (neighbours of either player where the base's colour barely decides its player).
 A base standing alone, or whose neighbours disagree, keeps its own reading, and so does a base the refiner read
 surely (SURE_SIZE_P): two units of one player may stand side by side, and a leader may stand on a bigger base.
 Measured (docs/vision.md, session 19): on the tuning tables (seeds 6040-6199 and 6200-6319) size right
@@ -95,19 +96,33 @@ def _sure_of(size_p: npt.NDArray[np.float64] | None, n: int) -> npt.NDArray[np.f
     return np.asarray(np.nan_to_num(np.asarray(size_p, float), nan=0.0).max(axis=1), float)
 
 
+def team_margins(distances: npt.NDArray[np.float64] | None, n: int) -> npt.NDArray[np.float64]:
+    """(N,) how much nearer each base's colour lies to its nearest player's than to the next one's (Lab units;
+    inf where there are no distances, or fewer than two players: nothing to doubt)."""
+    d = None if distances is None else np.asarray(distances, float)
+    if d is None or d.ndim != 2 or d.shape != (n, d.shape[1]) or d.shape[1] < 2:
+        return np.full(n, np.inf)
+    ordered = np.sort(d, axis=1)
+    return np.asarray(ordered[:, 1] - ordered[:, 0], float)
+
+
 def agree_with_mates(
     x_in: npt.NDArray[np.float64],
     y_in: npt.NDArray[np.float64],
     sizes: list[str],
     players: list[str],
     size_p: npt.NDArray[np.float64],
+    colour_distances: npt.NDArray[np.float64] | None = None,
 ) -> list[str]:
     """Each round base's size, put right where the refiner read it unsurely and its unit-mates agree on another.
 
     ``size_p``: (N, len(ROUND_SIZES)) the base refiner's probability of each size (NaN rows: not read by it).
     A base read below SURE_SIZE_P takes the size its round same-player neighbours within MATE_GAP_IN (edge to
     edge) name, where at least MATES_SHARE_MIN of them name it, one of those read it more surely than the base
-    read its own size, and the refiner gave the base at least RULED_OUT_P of it. Unlike ``agree_sizes`` it
+    read its own size, and the refiner gave the base at least RULED_OUT_P of it. ``colour_distances``: (N,
+    players) as ``agree_players`` takes them; a base whose colour barely decides its player (under
+    TEAM_SURE_MARGIN) may have been given the wrong one, so its mates are its round neighbours of either player.
+    Unlike ``agree_sizes`` it
     reaches a whole coherency away, and a single mate may decide, since the refiner's probabilities say whose
     read to trust; a base whose mates disagree keeps its own read. Tuning tables (seeds 6200-6359, 1932 bases
     found): sizes right 1909 -> 1920, 12 put right and 1 made wrong (docs/vision.md, session 35)."""
@@ -116,13 +131,17 @@ def agree_with_mates(
         return list(sizes)
     gaps = _gaps_in(np.asarray(x_in, float), np.asarray(y_in, float), sizes)
     sure = _sure_of(size_p, len(sizes))
+    margin = team_margins(colour_distances, len(sizes))
     out = list(sizes)
     given_by: dict[int, list[int]] = {}  # base -> the surer mates whose size it took
     for i, size in enumerate(sizes):
         if size not in ROUND_SIZES or np.isnan(size_p[i]).any() or sure[i] >= SURE_SIZE_P:
             continue
+        any_player = margin[i] < TEAM_SURE_MARGIN
         mates = [
-            j for j in np.flatnonzero(gaps[i] <= MATE_GAP_IN) if players[j] == players[i] and sizes[j] in ROUND_SIZES
+            j
+            for j in np.flatnonzero(gaps[i] <= MATE_GAP_IN)
+            if (any_player or players[j] == players[i]) and sizes[j] in ROUND_SIZES
         ]
         if not mates:
             continue
@@ -154,8 +173,7 @@ def agree_players(
     distances = np.asarray(distances, float)
     if len(players) < 2 or distances.ndim != 2 or distances.shape[1] < 2:
         return list(players)
-    ordered = np.sort(distances, axis=1)
-    weight = np.minimum(ordered[:, 1] - ordered[:, 0], TEAM_MARGIN_CAP)
+    weight = np.minimum(team_margins(distances, len(players)), TEAM_MARGIN_CAP)
     gaps = _gaps_in(np.asarray(x_in, float), np.asarray(y_in, float), sizes)
     out = list(players)
     for i in range(len(players)):

@@ -108,6 +108,26 @@ def test_two_mates_do_not_trade_sizes_on_each_others_old_reads() -> None:
     ]
 
 
+def test_a_base_whose_colour_barely_decides_its_player_takes_mates_of_either_player() -> None:
+    # Tuning table 06483 (docs/vision.md, session 49): a 28.5 mm base misread 25 at P 0.92 and given to blue by
+    # a colour barely nearer blue's; its unit-mates beside it are read 28.5, in red.
+    x, y = _row(3, 28.5, 0.6)
+    probs = _read({"28.5": 0.85, "25": 0.15}, {"25": 0.92, "28.5": 0.08}, {"28.5": 0.98, "25": 0.02})
+    players = ["red", "blue", "red"]
+    unsure = np.array([[5.0, 30.0], [10.0, 8.0], [4.0, 28.0]])  # Lab distances to red and blue
+    assert TEAM_SURE_MARGIN > 10.0 - 8.0
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25", "28.5"], players, probs, unsure) == ["28.5"] * 3
+    # A colour that decides keeps the base to its player: in a melee the enemy beside it is no unit-mate.
+    clear = np.array([[5.0, 30.0], [10.0 + TEAM_SURE_MARGIN, 8.0], [4.0, 28.0]])
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25", "28.5"], players, probs, clear) == [
+        "28.5",
+        "25",
+        "28.5",
+    ]
+    # Without colour distances, as before: players as given.
+    assert agree_with_mates(np.array(x), np.array(y), ["28.5", "25", "28.5"], players, probs) == ["28.5", "25", "28.5"]
+
+
 def test_a_sure_read_a_ruled_out_size_or_a_split_unit_keeps_its_own_size() -> None:
     x, y = _row(3, 32, 0.5)
     mates_sure = {"40": 1.0}

@@ -100,7 +100,7 @@ def team_margins(distances: npt.NDArray[np.float64] | None, n: int) -> npt.NDArr
     """(N,) how much nearer each base's colour lies to its nearest player's than to the next one's (Lab units;
     inf where there are no distances, or fewer than two players: nothing to doubt)."""
     d = None if distances is None else np.asarray(distances, float)
-    if d is None or d.ndim != 2 or d.shape != (n, d.shape[1]) or d.shape[1] < 2:
+    if d is None or d.ndim != 2 or d.shape[0] != n or d.shape[1] < 2:
         return np.full(n, np.inf)
     ordered = np.sort(d, axis=1)
     return np.asarray(ordered[:, 1] - ordered[:, 0], float)
@@ -123,9 +123,8 @@ def agree_with_mates(
     players) as ``agree_players`` takes them; a base whose colour barely decides its player (under
     TEAM_SURE_MARGIN) may have been given the wrong one, so its mates are its round neighbours of either player
     (same 5,106 bases: 4 put right, 1 made wrong; held-out 300: sizes 98.91 -> 99.00 %, docs/vision.md, session 49).
-    Unlike ``agree_sizes`` it
-    reaches a whole coherency away, and a single mate may decide, since the refiner's probabilities say whose
-    read to trust; a base whose mates disagree keeps its own read. Tuning tables (seeds 6200-6359, 1932 bases
+    Unlike ``agree_sizes`` it reaches a whole coherency away, and a single mate may decide, since the refiner's
+    probabilities say whose read to trust; a base whose mates disagree keeps its own read. Tuning tables (seeds 6200-6359, 1932 bases
     found): sizes right 1909 -> 1920, 12 put right and 1 made wrong (docs/vision.md, session 35)."""
     size_p = np.asarray(size_p, float)
     if len(sizes) < 2 or size_p.shape != (len(sizes), len(ROUND_SIZES)):

@@ -157,7 +157,11 @@ def agree_with_mates(
     # Every base is judged on the sizes as read, so two mates could trade sizes: a base that took its size
     # from mates who all give that size up themselves keeps its own read (tuning tables and the fresh 200,
     # 5,106 bases: 1 put right, none made wrong; docs/vision.md, session 49).
-    return [sizes[i] if i in given_by and all(out[j] != out[i] for j in given_by[i]) else s for i, s in enumerate(out)]
+    kept = list(out)
+    for i, givers in given_by.items():
+        if all(out[j] != out[i] for j in givers):
+            kept[i] = sizes[i]
+    return kept
 
 
 def agree_players(

@@ -431,6 +431,8 @@ class LearnedDetector:
             # on the circle of its short semi-axis (the team read better so).
             ring = (a * ppi, b * ppi, facing) if how.startswith("oval refined") else (b * ppi, None, 0.0)
             rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, *ring), mat_at(cx, cy, *ring)
+            if seen_share(rim[None], mat[None])[0] < MIN_SEEN_SHARE:
+                return None  # the empty table looked the same there (a woods' oval plate): no base
             return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat, NO_SIZE_P)
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))

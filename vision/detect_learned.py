@@ -110,6 +110,12 @@ PARTIAL_SEEN_SHARE = 0.75
 # refined true base differed at 0.2 of its angles or more; a base behind a building in the scripted live game,
 # measured 0.42" off from what showed of it, at none).
 MIN_SEEN_SHARE = 0.125
+PARTIAL = "refined, partial"
+# A base read in part only, centred within this x a set-up marker's radius of it, is that marker with a hand or an
+# arm over part of it: the rest of its edge looks as on the empty table. A base standing on a marker hides it, and
+# its rim differs from the empty table all round. Tuning tables (6200-6259, near-mat 13000-13039): 3 of the 6 false
+# bases were such markers (centres 0.03-0.08" from the marker's), and no base found was centred within 0.5" of one.
+PARTIAL_ON_MARKER = 0.5
 # A refined base whose box score x the refiner's P(base) is under this was read from a faint box or by an unsure
 # refiner, and its centre is less sure too: on 200 tuning tables (seeds 6000-6139 blob, 6140-6199 varied with trees)
 # the 53 of 2157 such bases needed a sigma of 1.37 mm for 95 % within 2 sigma, the rest 0.40 mm.
@@ -308,8 +314,8 @@ class LearnedDetector:
                 elif s < REFINED_THRESHOLD and _near(known, seen[:2], MARKER_RADIUS_IN):
                     continue  # a faint "base" on a marker: the marker's disc, part hidden, read as one
             row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, rescued)
-            if row is None:
-                continue
+            if row is None or (row[9] == PARTIAL and _near(known, row[:2], PARTIAL_ON_MARKER * MARKER_RADIUS_IN)):
+                continue  # (the second: a set-up marker with a hand over part of it, the rest as the empty table's)
             rows.append(row)
             faint.append(s < REFINED_THRESHOLD or rescued)
         found = _detections(_no_marker_on_a_base(_one_per_base(rows, faint)))
@@ -369,7 +375,7 @@ class LearnedDetector:
             sure = score * refined[3]
             how = "refined"
             if share < PARTIAL_SEEN_SHARE:
-                how = "refined, partial"
+                how = PARTIAL
             elif sure < FAINT_REFINED:
                 if refined[3] < FAINT_MIN_P:
                     return None

@@ -110,7 +110,6 @@ PARTIAL_SEEN_SHARE = 0.75
 # refined true base differed at 0.2 of its angles or more; a base behind a building in the scripted live game,
 # measured 0.42" off from what showed of it, at none).
 MIN_SEEN_SHARE = 0.125
-PARTIAL = "refined, partial"
 # A base read in part only, centred within this x a set-up marker's radius of it, is that marker with a hand or an
 # arm over part of it: the rest of its edge looks as on the empty table. A base standing on a marker hides it, and
 # its rim differs from the empty table all round. Tuning tables (6200-6259, near-mat 13000-13039): 3 of the 6 false
@@ -314,8 +313,8 @@ class LearnedDetector:
                 elif s < REFINED_THRESHOLD and _near(known, seen[:2], MARKER_RADIUS_IN):
                     continue  # a faint "base" on a marker: the marker's disc, part hidden, read as one
             row = self._measure(photo, reference, frame, name, centre_in, size_in, s, seen, rescued)
-            if row is None or (row[9] == PARTIAL and _near(known, row[:2], PARTIAL_ON_MARKER * MARKER_RADIUS_IN)):
-                continue  # (the second: a set-up marker with a hand over part of it, the rest as the empty table's)
+            if row is None:
+                continue
             rows.append(row)
             faint.append(s < REFINED_THRESHOLD or rescued)
         found = _detections(_no_marker_on_a_base(_one_per_base(rows, faint)))
@@ -375,7 +374,11 @@ class LearnedDetector:
             sure = score * refined[3]
             how = "refined"
             if share < PARTIAL_SEEN_SHARE:
-                how = PARTIAL
+                if reference is not None and _near(
+                    reference.objectives, refined[:2], PARTIAL_ON_MARKER * MARKER_RADIUS_IN
+                ):
+                    return None  # a set-up marker with a hand over part of it, the rest as on the empty table
+                how = "refined, partial"
             elif sure < FAINT_REFINED:
                 if refined[3] < FAINT_MIN_P:
                     return None

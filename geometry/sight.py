@@ -12,25 +12,36 @@ footprints) is tested; pairs with none are fully visible at once.
 
 Terrain is 2-D here (footprints seen from above); which pieces block, and how,
 is the caller's (the game rules') decision, expressed as a ``SightMode``.
+
+Measured pieces carry a sigma. A verdict is *doubtful* (too close to call) when
+moving the pieces by up to ``SIGHT_SIGMAS`` of their sigma could flip it. It is
+tested with the bases' envelopes: a base shrunk by its margin lies inside the
+base wherever it moves within that margin, and a grown one holds it everywhere.
+So "surely visible" means still visible between the shrunk observer and target
+past grown blocking bases, and "surely hidden" still hidden between grown ones
+past shrunk blockers. Terrain outlines carry no sigma in the scene format.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 import shapely
 
+from geometry.measure import DEFAULT_SIGMAS, Verdict
 from geometry.shapes import FloatArray, Footprints
 
 OBSERVER_SAMPLES = 64
 TARGET_OUTLINE_SAMPLES = 32
 TARGET_AREA_SAMPLES = 64
 _PAIR_CHUNK = 48
+SIGHT_SIGMAS = DEFAULT_SIGMAS  # a sight verdict that moving the pieces this many sigma could flip is too close to call
+_SMALLEST_IN = 1e-3  # a base shrunk past its size is kept as a tiny disc: a point of it is still there
 
 
 class SightMode(StrEnum):
@@ -48,12 +59,29 @@ class Obstacle:
     mode: SightMode = SightMode.OPAQUE
     owner: str | None = None  # a model id: never blocks sight lines of that model itself
     disc: tuple[float, float, float] | None = None  # (x, y, radius): a round base, tested exactly
+    sigma_in: float = 0.0  # a measured model's base: how sure its place is (terrain: 0)
 
     @classmethod
-    def round_base(cls, id: str, x_in: float, y_in: float, radius_in: float, owner: str | None = None) -> Obstacle:
+    def round_base(
+        cls, id: str, x_in: float, y_in: float, radius_in: float, owner: str | None = None, sigma_in: float = 0.0
+    ) -> Obstacle:
         """A round base as an opaque disc (``polygon`` is its circumscribed 32-gon, for culling)."""
         polygon = shapely.Point(x_in, y_in).buffer(radius_in / np.cos(np.pi / 32), quad_segs=8)
-        return cls(id, polygon, SightMode.OPAQUE, owner, (x_in, y_in, radius_in))
+        return cls(id, polygon, SightMode.OPAQUE, owner, (x_in, y_in, radius_in), sigma_in)
+
+    def grown(self, sign: float) -> Obstacle:
+        """The piece grown (sign +1) or shrunk (-1) by ``SIGHT_SIGMAS`` of its sigma: where it may reach, or
+        what of it is surely there."""
+        margin = sign * SIGHT_SIGMAS * self.sigma_in
+        if margin == 0:
+            return self
+        if self.disc is not None:
+            x, y, r = self.disc
+            return Obstacle.round_base(self.id, x, y, max(r + margin, _SMALLEST_IN), self.owner, self.sigma_in)
+        polygon = self.polygon.buffer(margin, quad_segs=8)
+        if polygon.is_empty or not isinstance(polygon, shapely.Polygon):
+            polygon = self.polygon.centroid.buffer(_SMALLEST_IN)
+        return replace(self, polygon=polygon)
 
 
 @dataclass(frozen=True)
@@ -61,6 +89,20 @@ class Sight:
     visible: bool
     visible_fraction: float
     blocked_by: tuple[str, ...] = field(default=())  # obstacles that block at least one sight line
+    doubtful: bool = False  # moving the pieces within SIGHT_SIGMAS of their sigma could flip ``visible``
+
+    @property
+    def verdict(self) -> Verdict:
+        """Is the target visible: yes, no, or too close to call."""
+        if self.doubtful:
+            return Verdict.TOO_CLOSE
+        return Verdict.YES if self.visible else Verdict.NO
+
+
+def footprints_grown(fp: Footprints, sign: float) -> Footprints:
+    """Each base grown (sign +1) or shrunk (-1) by ``SIGHT_SIGMAS`` of its own sigma (module docstring)."""
+    margin = sign * SIGHT_SIGMAS * fp.sigma_in
+    return replace(fp, a_in=np.maximum(fp.a_in + margin, _SMALLEST_IN), b_in=np.maximum(fp.b_in + margin, _SMALLEST_IN))
 
 
 def _area_samples(count: int) -> tuple[FloatArray, FloatArray]:
@@ -89,6 +131,8 @@ class SightLines:
         outline points (12x fewer sight lines); the visible fraction is then the share of
         the target's outline that can be seen."""
         self.obstacles = list(obstacles)
+        self._area_count = area_samples
+        self._envelopes: dict[float, SightLines] = {}
         polygons = [o.polygon for o in self.obstacles]
         self._tree = shapely.STRtree(polygons)
         self._rings = [np.asarray(polygon.exterior.coords, dtype=np.float64) for polygon in polygons]
@@ -107,15 +151,21 @@ class SightLines:
         end: FloatArray,
         start_ids: Sequence[str] | None = None,
         end_ids: Sequence[str] | None = None,
+        clearance_in: float = 0.0,
     ) -> npt.NDArray[np.bool_]:
-        """Which segments start[k] -> end[k] touch no obstacle at all (owners' own bases excepted).
+        """Which segments start[k] -> end[k] touch no obstacle at all (owners' own bases excepted), and pass
+        every one by ``clearance_in`` or more.
 
         A clear segment between a point of the observer and a point of the target
-        proves the target visible; a segment that is not clear proves nothing.
+        proves the target visible; a segment that is not clear proves nothing. Ends that may each move by up to
+        m, past obstacles that may each grow by up to g, still leave a segment with clearance m + g clear.
         """
         lines = shapely.linestrings(np.stack([np.asarray(start), np.asarray(end)], axis=1))
         clear = np.ones(len(lines), dtype=bool)
-        hit_line, hit_obstacle = self._tree.query(lines, predicate="intersects")
+        if clearance_in > 0:
+            hit_line, hit_obstacle = self._tree.query(lines, predicate="dwithin", distance=clearance_in)
+        else:
+            hit_line, hit_obstacle = self._tree.query(lines, predicate="intersects")
         for k, o in zip(hit_line, hit_obstacle, strict=True):
             owner = self.obstacles[o].owner
             ends = (start_ids[k] if start_ids else None, end_ids[k] if end_ids else None)
@@ -130,11 +180,44 @@ class SightLines:
         observer_ids: Sequence[str] | None = None,
         target_ids: Sequence[str] | None = None,
     ) -> list[Sight]:
-        """Sight from observers[k] to targets[k] for each k (the two sets are paired)."""
+        """Sight from observers[k] to targets[k] for each k (the two sets are paired), each marked doubtful
+        where moving the pieces within their sigma could flip it (module docstring)."""
         n = len(observers)
         if len(targets) != n:
             raise ValueError(f"{n} observers but {len(targets)} targets")
-        return self._check(observers, targets, observer_ids, target_ids, self._ou, self._ov)
+        results = self._check(observers, targets, observer_ids, target_ids, self._ou, self._ov)
+        if not (observers.sigma_in.any() or targets.sigma_in.any() or self.max_obstacle_sigma_in > 0):
+            return results
+        seen = np.array([r.visible for r in results], dtype=bool)
+        for sign, idx in ((-1.0, np.flatnonzero(seen)), (1.0, np.flatnonzero(~seen))):
+            if not len(idx):
+                continue
+            # Surely visible: the shrunk bases see each other past grown blockers; surely hidden: the other way.
+            envelope = self._envelope(-sign)
+            again = envelope._check(
+                footprints_grown(observers[idx], sign),
+                footprints_grown(targets[idx], sign),
+                None if observer_ids is None else [observer_ids[int(k)] for k in idx],
+                None if target_ids is None else [target_ids[int(k)] for k in idx],
+                envelope._ou,
+                envelope._ov,
+            )
+            for k, r in zip(idx, again, strict=True):
+                if r.visible != seen[k]:
+                    results[k] = replace(results[k], doubtful=True)
+        return results
+
+    @property
+    def max_obstacle_sigma_in(self) -> float:
+        return max((o.sigma_in for o in self.obstacles), default=0.0)
+
+    def _envelope(self, sign: float) -> SightLines:
+        """These lines with every obstacle grown (sign +1) or shrunk (-1) by its margin; itself when none has one."""
+        if self.max_obstacle_sigma_in == 0:
+            return self
+        if sign not in self._envelopes:
+            self._envelopes[sign] = SightLines([o.grown(sign) for o in self.obstacles], self._area_count)
+        return self._envelopes[sign]
 
     def _check(
         self,

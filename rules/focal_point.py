@@ -32,7 +32,7 @@ from rules.common import (
 from rules.dice import Dist, success_chance
 from rules.profiles import profile_for
 from rules.ruling import Ruling
-from rules.table_facts import coherency_rulings, sight_lines
+from rules.table_facts import coherency_rulings, sight_doubt, sight_lines, sight_verdict
 from tablesight.scene import Model, Scene, Unit
 
 GAME = "Affinity: Focal Point"
@@ -264,20 +264,22 @@ class FocalPoint:
         a, b = _living(scene, a_id), _living(scene, b_id)
         visible, lines = self._visible_pairs(scene, a, b)
         blocked = sorted({t for r in lines.values() for t in r.blocked_by})
+        verdict = sight_verdict(list(lines.values()))
         if visible:
-            best = max(visible, key=lambda k: lines[k].visible_fraction)
-            reason = (
+            sure = [k for k in visible if not lines[k].doubtful] or visible
+            best = max(sure, key=lambda k: lines[k].visible_fraction)
+            reasons = [
                 f"{best[1]} is visible from {best[0]} ({lines[best].visible_fraction:.0%} of its base can be seen)."
-            )
-            verdict = Verdict.YES
+            ]
         else:
             reason = f"No model of {b.unit.name} is visible from any model of {a.unit.name}"
-            reason += f"; sight is blocked by {', '.join(blocked)}." if blocked else "."
-            verdict = Verdict.NO
+            reasons = [reason + (f"; sight is blocked by {', '.join(blocked)}." if blocked else ".")]
+        if verdict is Verdict.TOO_CLOSE:
+            reasons.append(sight_doubt(bool(visible)))
         return Ruling(
             f"Can {a.unit.name} see {b.unit.name}?",
             verdict,
-            (reason,),
+            tuple(reasons),
             (),
             f"{GAME} > Terrain (Blocking blocks line of sight)",
             (a.unit.id, b.unit.id),
@@ -339,22 +341,22 @@ class FocalPoint:
         gap = unit_gap(scene, a.models, t.models)
         visible, lines = self._visible_pairs(scene, a, t)
         sigma = gap.sigma_in
-        candidates = []  # (verdict of range, pair) for visible pairs
+        candidates = []  # (range, pair, shot: range and sight together) for pairs that see each other, or might
         for i, am in enumerate(a.models):
             for j, tm in enumerate(t.models):
-                if (am.id, tm.id) in visible:
-                    candidates.append(
-                        (
-                            compare_at_most(f"{am.id} to {tm.id}", float(gap.matrix[i, j]), range_in, sigma),
-                            (am.id, tm.id),
-                        )
-                    )
-        in_range = [c for c in candidates if c[0].verdict is not Verdict.NO]
+                pair = (am.id, tm.id)
+                if pair in visible or lines[pair].doubtful:
+                    cmp = compare_at_most(f"{am.id} to {tm.id}", float(gap.matrix[i, j]), range_in, sigma)
+                    candidates.append((cmp, pair, combine_all([cmp.verdict, lines[pair].verdict])))
+        in_range = [c for c in candidates if c[2] is not Verdict.NO]
         closest = gap.within(f"{gap.models[0]} to {gap.models[1]}", range_in)
         if in_range:
-            best = min(in_range, key=lambda c: c[0].value_in)
-            verdict = combine_any([c[0].verdict for c in in_range])
-            reasons = [f"{best[1][0]} sees {best[1][1]} at {best[0].describe()} (Ranged({range_in:g}))."]
+            best = min(in_range, key=lambda c: (c[2] is not Verdict.YES, c[0].value_in))  # a sure shot first
+            verdict = combine_any([c[2] for c in in_range])
+            sees = "sees" if best[1] in visible else "may see"
+            reasons = [f"{best[1][0]} {sees} {best[1][1]} at {best[0].describe()} (Ranged({range_in:g}))."]
+            if verdict is Verdict.TOO_CLOSE and lines[best[1]].doubtful:
+                reasons.append(sight_doubt(best[1] in visible))
             measurements: tuple[Comparison, ...] = (best[0],)
         else:
             verdict = Verdict.NO

@@ -25,7 +25,7 @@ from geometry.distance import cross_distance_in, pairwise_distance_in, polygon_d
 from geometry.measure import Comparison, Verdict, combine_all, combine_any, compare_at_most
 from geometry.paths import shortest_path
 from geometry.shapes import Footprints, base_semi_axes_in
-from geometry.sight import Obstacle, SightLines, SightMode
+from geometry.sight import SIGHT_SIGMAS, Obstacle, SightLines, SightMode
 from rules import ga_scenarios
 from rules.common import (
     QuestionError,
@@ -40,6 +40,7 @@ from rules.dice import Dist
 from rules.grinding_odds import Situation, Target, Weapon, attack_odds
 from rules.profiles import profile_for
 from rules.ruling import Ruling
+from rules.table_facts import sight_doubt, sight_verdict
 from tablesight.scene import Model, Scene, Unit
 
 GAME = "Grinding-Annihilation"
@@ -177,10 +178,11 @@ class Grinding:
             fp = scene.footprints(blockers)
             polygons = fp.polygons(32)
             for k, m in enumerate(blockers):
+                sigma = float(fp.sigma_in[k])
                 if fp.is_round[k]:
-                    obstacles.append(Obstacle.round_base(f"troop:{m.id}", m.x, m.y, float(fp.a_in[k]), owner=m.id))
+                    obstacles.append(Obstacle.round_base(f"troop:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
                 else:
-                    obstacles.append(Obstacle(f"troop:{m.id}", polygons[k], owner=m.id))
+                    obstacles.append(Obstacle(f"troop:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
         return obstacles
 
     def _pairs(
@@ -306,8 +308,10 @@ class Grinding:
             if not in_woods and any(pairs[(am.id, tm.id)].visible_fraction >= 1.0 for am in at):
                 fully.append(tm.id)
         reasons = []
+        verdict = sight_verdict(list(pairs.values()))
         if visible:
-            best = max(visible, key=lambda k: visible[k].visible_fraction)
+            sure = {k: r for k, r in visible.items() if not r.doubtful} or visible
+            best = max(sure, key=lambda k: visible[k].visible_fraction)
             reasons.append(
                 f"{b.name} is visible: {best[1]} can be seen from {best[0]} ({visible[best].visible_fraction:.0%} of its base)."
             )
@@ -321,9 +325,11 @@ class Grinding:
                 f"No troop of {b.name} is visible from {a.name}"
                 + (f" (blocked by {', '.join(blocked)})." if blocked else ".")
             )
+        if verdict is Verdict.TOO_CLOSE:
+            reasons.append(sight_doubt(bool(visible)))
         return Ruling(
             f"Is {b.name} visible to {a.name}?",
-            Verdict.YES if visible else Verdict.NO,
+            verdict,
             tuple(reasons),
             (),
             f"{GAME} > Core Concepts > Visibility",
@@ -380,6 +386,7 @@ class Grinding:
         index, dist, _, sig = self._table(scene)
         ia, ib = [index[m.id] for m in at], [index[m.id] for m in bt]
         d = dist[np.ix_(ia, ib)]
+        own = np.diag(sig) / np.sqrt(2)  # each troop's own sigma (sig holds pairs' hypot)
         # Only pairs that could be in range need a sight check; nearest first, stop at the first seen.
         near = [
             (float(d[x, y]), x, y)
@@ -389,6 +396,7 @@ class Grinding:
         ]
         near.sort()
         best: Comparison | None = None
+        maybe: tuple[Comparison, bool] | None = None  # the nearest pair in range whose sight is doubtful; seen?
         lines = self._sight(scene, a, b, quick=True) if near else None  # "visible?", not "how much?"
         bounds = [0, 8, len(near)]  # the nearest few first: most shots are decided there
         for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
@@ -399,7 +407,11 @@ class Grinding:
             # Fast proof: a clear line between the two bases' centres is a sight line.
             centres_a = np.array([(at[x].x, at[x].y) for _, x, _ in chunk])
             centres_b = np.array([(bt[y].x, bt[y].y) for _, _, y in chunk])
-            clear = lines.clear_lines(centres_a, centres_b)
+            # Clear by the most the ends and the blocking troops may move: still clear wherever they stand.
+            moves = [max(own[ia[x]], own[ib[y]]) for _, x, y in chunk]
+            clear = lines.clear_lines(
+                centres_a, centres_b, clearance_in=SIGHT_SIGMAS * (max(moves) + lines.max_obstacle_sigma_in)
+            )
             if clear.any():
                 value, x, y = chunk[int(np.argmax(clear))]
                 proof = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
@@ -413,11 +425,18 @@ class Grinding:
                 [bt[y].id for _, _, y in chunk],
             )
             for (value, x, y), result in zip(chunk, seen, strict=True):
-                if result.visible:
+                if result.doubtful:
+                    cmp = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
+                    if maybe is None and cmp.verdict is not Verdict.NO:
+                        maybe = (cmp, result.visible)
+                elif result.visible:
                     best = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
                     break
             if best is not None:
                 break
+        doubt = maybe is not None and (best is None or best.verdict is not Verdict.YES)
+        if maybe is not None and doubt:
+            best = maybe[0]  # a shot the measurement can neither grant nor deny
         if best is None and not near:
             verdicts.append(Verdict.NO)
             reasons.append(f'No troop of {b.name} is within {rng:g}" of {a.name}.')
@@ -427,8 +446,11 @@ class Grinding:
             reasons.append(f"No troop of {b.name} within range is visible to {a.name}.")
             measurements = ()
         else:
-            verdicts.append(best.verdict)
-            reasons.append(f'{best.name}: visible, {best.describe()} for the {raw.get("name")} (range {rng:g}").')
+            verdicts.append(Verdict.TOO_CLOSE if doubt else best.verdict)
+            shown = "visible" if maybe is None or not doubt or maybe[1] else "hidden"
+            reasons.append(f'{best.name}: {shown}, {best.describe()} for the {raw.get("name")} (range {rng:g}").')
+            if maybe is not None and doubt:
+                reasons.append(sight_doubt(maybe[1]))
             measurements = (best,)
             half = compare_at_most("half range", best.value_in, rng / 2, best.sigma_in)
             bonuses = [a for a in raw.get("abilities", []) if a.upper().startswith(("RAPID FIRE", "INFERNO"))]

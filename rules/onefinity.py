@@ -20,7 +20,7 @@ from geometry.measure import Comparison, Verdict, combine_all
 from rules.common import QuestionError, fmt_in, profile_value, unit_or_error
 from rules.profiles import profile_for
 from rules.ruling import Ruling
-from rules.table_facts import sight_lines
+from rules.table_facts import sight_doubt, sight_lines
 from tablesight.scene import Model, Scene, Unit
 
 GAME = "Onefinity"
@@ -217,15 +217,17 @@ class Onefinity:
         a, am = self._trooper(scene, a_id)
         b, bm = self._trooper(scene, b_id)
         sight = self._sight(scene, am, bm)
-        reason = (
+        reasons = [
             f"{a.name} has line of fire to {b.name} ({sight.visible_fraction:.0%} of its base can be seen)."
             if sight.visible
             else f"No line of fire: blocked by {', '.join(sight.blocked_by)}."
-        )
+        ]
+        if sight.doubtful:
+            reasons.append(sight_doubt(sight.visible))
         return Ruling(
             f"Does {a.name} have line of fire to {b.name}?",
-            Verdict.YES if sight.visible else Verdict.NO,
-            (reason,),
+            sight.verdict,
+            tuple(reasons),
             (),
             f"{GAME} > Shooting (LoF)",
             (a.id, b.id),
@@ -296,7 +298,7 @@ class Onefinity:
             hidden.verdict
         ]
         verdict = combine_all([r.verdict for r in rulings] + [not_hidden])
-        reasons = [r.reasons[0] for r in rulings] + [hidden.reasons[0]]
+        reasons = [x for r in rulings for x in r.reasons] + [hidden.reasons[0]]
         return Ruling(
             f"Can {a.name} shoot {b.name}?",
             verdict,

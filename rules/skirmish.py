@@ -22,7 +22,7 @@ from rules.common import QuestionError, fmt_in, last_event, profile_value, unit_
 from rules.dice import Dist, success_chance
 from rules.profiles import profile_for
 from rules.ruling import Ruling
-from rules.table_facts import sight_lines
+from rules.table_facts import sight_doubt, sight_lines
 from tablesight.scene import Scene, Unit
 
 GAME = "Miniature Skirmish Game"
@@ -87,15 +87,17 @@ class Skirmish:
         result = lines.check(scene.footprints(scene.models_of(a.id)[:1]), scene.footprints(scene.models_of(b.id)[:1]))[
             0
         ]
-        reason = (
+        reasons = [
             f"{b.name} is visible from {a.name} ({result.visible_fraction:.0%} of its base)."
             if result.visible
             else f"{b.name} is hidden from {a.name} by {', '.join(result.blocked_by)}."
-        )
+        ]
+        if result.doubtful:
+            reasons.append(sight_doubt(result.visible))
         return Ruling(
             f"Can {a.name} see {b.name}?",
-            Verdict.YES if result.visible else Verdict.NO,
-            (reason,),
+            result.verdict,
+            tuple(reasons),
             (),
             f"{GAME} (line of sight: blocking terrain)",
             (a.id, b.id),
@@ -121,8 +123,8 @@ class Skirmish:
         if self.options.ranged_needs_sight and low > 0:
             sight = self.can_see(scene, a_id, b_id)
             verdicts.append(sight.verdict)
-            if sight.verdict is Verdict.NO:
-                reasons.append(sight.reasons[0])
+            if sight.verdict is not Verdict.YES:
+                reasons.extend(sight.reasons)
         return Ruling(
             f"Can {a.name} attack {b.name} with {w.get('name', 'its weapon')}?",
             combine_all(verdicts),

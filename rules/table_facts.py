@@ -12,7 +12,7 @@ from geometry.coherency import coherency
 from geometry.distance import cross_distance_in, pairwise_distance_in, polygon_distance_in, vertical_gap_in
 from geometry.measure import Comparison, Verdict, combine_any, compare_at_most
 from geometry.shapes import Footprints
-from geometry.sight import Obstacle, SightLines
+from geometry.sight import SIGHT_SIGMAS, Obstacle, Sight, SightLines
 from rules.profiles import GameProfile, profile_for
 from rules.ruling import Ruling
 from tablesight.scene import Model, Scene
@@ -125,11 +125,21 @@ def sight_lines(scene: Scene, profile: GameProfile, models_block: bool = False) 
         fp = scene.footprints()
         polygons = fp.polygons(32)
         for k, m in enumerate(scene.models):
+            sigma = float(fp.sigma_in[k])
             if fp.is_round[k]:
-                obstacles.append(Obstacle.round_base(f"model:{m.id}", m.x, m.y, float(fp.a_in[k]), owner=m.id))
+                obstacles.append(Obstacle.round_base(f"model:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
             else:
-                obstacles.append(Obstacle(f"model:{m.id}", polygons[k], owner=m.id))
+                obstacles.append(Obstacle(f"model:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
     return SightLines(obstacles)
+
+
+def sight_doubt(visible: bool) -> str:
+    """Why a sight ruling is too close to call (``geometry.sight``: the pieces' sigma could flip it)."""
+    change = "hide it" if visible else "open a line of sight"
+    return (
+        f"Too close to call: moving the models within {SIGHT_SIGMAS:g} sigma of where they were measured "
+        f"could {change}."
+    )
 
 
 @dataclass(frozen=True)
@@ -140,11 +150,13 @@ class LineOfSight:
     visible_fraction: float
     blocked_by: tuple[str, ...]
     pairs: tuple[dict[str, Any], ...]  # per observer model / target model
+    verdict: Verdict = Verdict.YES  # visible: yes, no, or too close to call (a doubtful pair could flip it)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "observer": {"kind": self.observer.kind, "id": self.observer.id},
             "target": {"kind": self.target.kind, "id": self.target.id},
+            "verdict": self.verdict.value,
             "visible": self.visible,
             "visible_fraction": round(self.visible_fraction, 4),
             "blocked_by": list(self.blocked_by),
@@ -177,6 +189,7 @@ def line_of_sight(scene: Scene, observer_ref: str, target_ref: str, models_block
             "observer": observer.models[a].id,
             "target": target.models[b].id,
             "visible": r.visible,
+            "verdict": r.verdict.value,
             "visible_fraction": round(r.visible_fraction, 4),
             "blocked_by": list(r.blocked_by),
         }
@@ -190,7 +203,15 @@ def line_of_sight(scene: Scene, observer_ref: str, target_ref: str, models_block
         max(r.visible_fraction for r in results),
         tuple(blocked),
         pairs,
+        sight_verdict(results),
     )
+
+
+def sight_verdict(results: list[Sight]) -> Verdict:
+    """Can any of these pairs see: yes when one surely can, too close to call when one might, else no."""
+    if any(r.visible and not r.doubtful for r in results):
+        return Verdict.YES
+    return Verdict.TOO_CLOSE if any(r.doubtful for r in results) else Verdict.NO
 
 
 def _fmt(value_in: float) -> str:

@@ -43,7 +43,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 
 def cmd_los(args: argparse.Namespace) -> int:
-    from rules.table_facts import line_of_sight
+    from geometry.measure import Verdict
+    from rules.table_facts import line_of_sight, sight_doubt
 
     result = line_of_sight(Scene.load(args.scene), args.observer, args.target, models_block=args.models_block)
     if result.visible:
@@ -53,6 +54,8 @@ def cmd_los(args: argparse.Namespace) -> int:
         text = f"{result.target.label} is not visible from {result.observer.label}"
     if result.blocked_by:
         text += f"; sight is blocked (in part) by {', '.join(result.blocked_by)}"
+    if result.verdict is Verdict.TOO_CLOSE:
+        text += f". {sight_doubt(result.visible)}"
     _emit(args, result.to_json(), text)
     return 0
 

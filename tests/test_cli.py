@@ -353,3 +353,20 @@ def test_serve_adapts_the_refiner_during_camera_games_only_where_it_can(
     monkeypatch.setattr(refiner_adapting, "can_train", lambda: False)
     assert cli._adapting_for(serve_args()) is None
     assert "needs the training stack (pip install -e '.[train]')" in capsys.readouterr().out
+
+
+def test_los_says_too_close_to_call_where_the_models_sigma_could_flip_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The golden scene whose sight clears a wall by 0.02" with models measured to sigma 0.02" (and 0.005").
+    golden = Path(__file__).parent / "golden" / "miniature-skirmish"
+    for name, verdict in (("measured", "too_close"), ("sure", "yes")):
+        scene = json.loads((golden / f"15-rifle-over-a-wall-edge-{name}.json").read_text(encoding="utf-8"))["scene"]
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(scene), encoding="utf-8")
+        code, out, _ = run(capsys, "los", str(path), "r1m", "b1m", "--json")
+        data = json.loads(out)
+        assert code == 0 and data["visible"] is True and data["verdict"] == verdict
+        assert data["pairs"][0]["verdict"] == verdict
+        code, out, _ = run(capsys, "los", str(path), "r1m", "b1m")
+        assert ("Too close to call" in out) is (verdict == "too_close"), out

@@ -242,3 +242,66 @@ def test_clear_centre_line_proves_visibility() -> None:
     disc = SightLines([Obstacle.round_base("m", 5, 0, 0.5)]).check(one(0, 0), one(10, 0))[0]
     poly = SightLines([Obstacle("m", shapely.Point(5, 0).buffer(0.5, quad_segs=64))]).check(one(0, 0), one(10, 0))[0]
     assert disc.visible == poly.visible and abs(disc.visible_fraction - poly.visible_fraction) < 0.05
+
+
+# ---- measured pieces: sight too close to call (geometry/sight.py, SIGHT_SIGMAS) ----------------------------
+
+
+def measured(x: float, y: float, sigma_in: float) -> Footprints:
+    return Footprints.build([x], [y], [0.63], sigma_in=[sigma_in])  # a 32 mm base
+
+
+@pytest.mark.parametrize(
+    ("wall_top_in", "sigma_in", "verdict"),
+    [
+        (0.60, 0.0, "yes"),  # seen over the wall by 0.03": exact positions decide
+        (0.60, 0.005, "yes"),  # 2 sigma (0.01") cannot hide it
+        (0.60, 0.02, "too_close"),  # 2 sigma (0.04") could
+        (0.66, 0.0, "no"),  # hidden by 0.03"
+        (0.66, 0.005, "no"),
+        (0.66, 0.02, "too_close"),  # 2 sigma could open a line over the wall
+    ],
+)
+def test_a_sight_line_closer_to_a_wall_than_two_sigma_is_too_close_to_call(
+    wall_top_in: float, sigma_in: float, verdict: str
+) -> None:
+    # The highest sight line runs from the observer's top (y 0.63) to the target's: it clears a wall whose
+    # top is at y < 0.63 by the difference. Moving either base by 2 sigma moves that line by as much.
+    wall = Obstacle("wall", shapely.box(4.9, -3, 5.1, wall_top_in))
+    result = sight([wall], measured(0, 0, sigma_in), measured(10, 0, sigma_in))
+    assert result.visible is (wall_top_in < 0.63)
+    assert result.verdict.value == verdict
+    assert result.doubtful is (verdict == "too_close")
+
+
+def test_a_blocking_base_measured_unsurely_makes_a_grazing_line_too_close_to_call() -> None:
+    # Observer and target exact; a measured 25 mm base (r 0.49") between them leaves a 0.03" gap at the top.
+    observer, target = one(0, 0), one(10, 0)
+    for sigma_in, verdict in ((0.0, "yes"), (0.005, "yes"), (0.02, "too_close")):
+        blocker = Obstacle.round_base("model:m", 5.0, -0.49 + 0.6, 0.49, owner="m", sigma_in=sigma_in)
+        lines = SightLines([blocker, Obstacle("wall", shapely.box(4.9, -3, 5.1, 0.0))])
+        assert lines.check(observer, target)[0].verdict.value == verdict
+
+
+def test_a_sight_verdict_that_is_not_too_close_to_call_holds_wherever_the_pieces_move_within_two_sigma() -> None:
+    """Property: moving observer, target and a blocking base by up to 2 sigma never flips a sure verdict."""
+    rng = np.random.default_rng(51)
+    sigma_in, doubtful = 0.02, 0
+    for _ in range(120):
+        wall = Obstacle("wall", shapely.box(4.8, rng.uniform(-1.5, 0), 5.2, rng.uniform(0.0, 1.5)))
+        bx, by = rng.uniform(3, 7), rng.uniform(-1.5, 1.5)
+        blocker = Obstacle.round_base("model:m", bx, by, 0.5, owner="m", sigma_in=sigma_in)
+        ay, ty = rng.uniform(-1, 1, 2)
+        result = SightLines([wall, blocker]).check(measured(0, ay, sigma_in), measured(10, ty, sigma_in))[0]
+        if result.doubtful:
+            doubtful += 1
+            continue
+        for _ in range(8):
+            d = rng.normal(size=(3, 2))
+            d *= rng.uniform(0, 2 * sigma_in, (3, 1)) / np.linalg.norm(d, axis=1, keepdims=True)
+            moved = Obstacle.round_base("model:m", bx + d[2, 0], by + d[2, 1], 0.5, owner="m")
+            again = SightLines([wall, moved]).check(
+                measured(d[0, 0], ay + d[0, 1], 0), measured(10 + d[1, 0], ty + d[1, 1], 0)
+            )
+            assert again[0].visible is result.visible
+    assert 0 < doubtful < 30  # some grazing lines are met, and most verdicts stay sure

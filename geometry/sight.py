@@ -75,9 +75,11 @@ class Obstacle:
         margin = sign * SIGHT_SIGMAS * self.sigma_in
         if margin == 0:
             return self
-        if self.disc is not None:
+        if self.disc is not None:  # tested exactly; the polygon only culls, so a shrunk disc keeps its own
             x, y, r = self.disc
-            return Obstacle.round_base(self.id, x, y, max(r + margin, _SMALLEST_IN), self.owner, self.sigma_in)
+            radius = max(r + margin, _SMALLEST_IN)
+            polygon = self.polygon if margin < 0 else shapely.box(x - radius, y - radius, x + radius, y + radius)
+            return replace(self, polygon=polygon, disc=(x, y, radius))
         polygon = self.polygon.buffer(margin, quad_segs=8)
         if polygon.is_empty or not isinstance(polygon, shapely.Polygon):
             polygon = self.polygon.centroid.buffer(_SMALLEST_IN)

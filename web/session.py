@@ -362,6 +362,7 @@ class GameSession:
             try:
                 sight = line_of_sight(scene, f"unit:{unit.id}", f"unit:{enemy.id}")
                 entry["visible"] = sight.visible
+                entry["sight_verdict"] = sight.verdict.value  # too close to call where the sigma could flip it
                 entry["visible_fraction"] = sight.visible_fraction
                 entry["blocked_by"] = list(sight.blocked_by)
                 entry["lines"] = [
@@ -369,6 +370,7 @@ class GameSession:
                         "from": [scene.model(p["observer"]).x, scene.model(p["observer"]).y],
                         "to": [scene.model(p["target"]).x, scene.model(p["target"]).y],
                         "visible": p["visible"],
+                        "verdict": p["verdict"],
                         "blocked_by": p["blocked_by"],
                     }
                     for p in sight.pairs

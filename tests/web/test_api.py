@@ -113,6 +113,10 @@ def test_model_unit_and_measure(client: TestClient) -> None:
     # Focal Point > Combat > 1. Check Range / Ranged(X): k1 is 8.84" from l1, within Ranged(10), in sight.
     assert targets["knives"]["ruling"]["verdict"] == "yes" and targets["knives"]["visible"] is True
     assert all(line["visible"] in (True, False) for line in targets["knives"]["lines"])
+    # Each sight line says whether the models' sigma could flip it (geometry/sight.py); these are clear.
+    assert targets["knives"]["sight_verdict"] == "yes"
+    for line in targets["knives"]["lines"]:
+        assert line["verdict"] == ("yes" if line["visible"] else "no") or line["verdict"] == "too_close"
     assert len(targets["knives"]["lines"]) == 2 * 3  # every lancer to every knife
     assert "move" in unit["ranges"] and "threat" in unit["ranges"]
 

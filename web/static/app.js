@@ -220,7 +220,7 @@ function drawUnit(info) {
   for (const target of info.targets) {
     for (const line of target.lines || []) {
       el("line", { x1: line.from[0], y1: line.from[1], x2: line.to[0], y2: line.to[1],
-        class: `sight ${line.visible ? "visible" : "blocked"}` }, sight);
+        class: `sight ${line.visible ? "visible" : "blocked"}${line.verdict === "too_close" ? " doubtful" : ""}` }, sight);
     }
   }
 }
@@ -402,7 +402,7 @@ async function selectUnit(unitId) {
   const weapons = reach.weapons.map((w) => `${escapeHtml(w.name)} ${w.min_range_in ? `${w.min_range_in}–` : ""}${w.range_in}"`).join(", ");
   const targets = info.targets.map((t) => {
     const r = t.ruling;
-    const sight = t.visible === undefined ? "" : `<div class="reasons">Sight: ${t.visible ? `visible (${Math.round(100 * t.visible_fraction)}% of the best-seen model)` : "no line of sight"}${t.blocked_by && t.blocked_by.length ? `; blocked lines cross ${t.blocked_by.map(escapeHtml).join(", ")}` : ""}</div>`;
+    const sight = t.visible === undefined ? "" : `<div class="reasons">Sight: ${t.visible ? `visible (${Math.round(100 * t.visible_fraction)}% of the best-seen model)` : "no line of sight"}${t.sight_verdict === "too_close" ? " (too close to call: the models' measuring error could change it)" : ""}${t.blocked_by && t.blocked_by.length ? `; blocked lines cross ${t.blocked_by.map(escapeHtml).join(", ")}` : ""}</div>`;
     return `<li data-target="${escapeHtml(t.unit)}"><b>${escapeHtml(t.name)}</b> (${escapeHtml(t.player)}) ${r ? rulingHtml(r) : ""}${sight}</li>`;
   }).join("");
   $("unit").hidden = false;

@@ -7,11 +7,13 @@ struct of arrays, so distance code can work on all bases at once.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 import shapely
+
+_SMALLEST_IN = 1e-3  # a footprint shrunk past its size is kept as a tiny one: a point of it is still there
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -143,6 +145,15 @@ class Footprints:
         """Select footprints by integer indices or a boolean mask; returns a new set."""
         idx = np.atleast_1d(np.asarray(index))
         return Footprints(*(np.atleast_1d(getattr(self, f))[idx] for f in Footprints.__dataclass_fields__))
+
+    def grown(self, margin_in: npt.ArrayLike) -> Footprints:
+        """Each outline moved out by ``margin_in`` (per footprint; negative moves it in), never below a tiny
+        size. An ellipse's semi-axes are changed by the margin: its true offset curve differs by a small
+        fraction of the margin."""
+        margin = np.broadcast_to(np.asarray(margin_in, np.float64), self.a_in.shape)
+        return replace(
+            self, a_in=np.maximum(self.a_in + margin, _SMALLEST_IN), b_in=np.maximum(self.b_in + margin, _SMALLEST_IN)
+        )
 
     @property
     def is_round(self) -> npt.NDArray[np.bool_]:

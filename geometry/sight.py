@@ -103,8 +103,7 @@ class Sight:
 
 def footprints_grown(fp: Footprints, sign: float) -> Footprints:
     """Each base grown (sign +1) or shrunk (-1) by ``SIGHT_SIGMAS`` of its own sigma (module docstring)."""
-    margin = sign * SIGHT_SIGMAS * fp.sigma_in
-    return replace(fp, a_in=np.maximum(fp.a_in + margin, _SMALLEST_IN), b_in=np.maximum(fp.b_in + margin, _SMALLEST_IN))
+    return fp.grown(sign * SIGHT_SIGMAS * fp.sigma_in)
 
 
 def _area_samples(count: int) -> tuple[FloatArray, FloatArray]:

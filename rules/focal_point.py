@@ -371,12 +371,14 @@ class FocalPoint:
                     f"Every visible model of {t.unit.name} is beyond Ranged({range_in:g}); the closest model pair is {closest.describe()}."
                 ]
             measurements = (closest,)
-        cover = self._in_cover(scene, a, t, [c[1] for c in in_range]) if in_range else False
+        cover = self._in_cover(scene, a, t, [c[1] for c in in_range]) if in_range else Verdict.NO
         if in_range:
             reasons.append(
-                f"{t.unit.name} {'has' if cover else 'does not have'} cover (+1 Defense against this attack)."
-                if cover
-                else f"{t.unit.name} does not have cover."
+                {
+                    Verdict.YES: f"{t.unit.name} has cover (+1 Defense against this attack).",
+                    Verdict.TOO_CLOSE: f"Whether {t.unit.name} has cover is too close to call.",
+                    Verdict.NO: f"{t.unit.name} does not have cover.",
+                }[cover]
             )
         return Ruling(
             f"Can {a.unit.name} shoot {t.unit.name}?",
@@ -387,30 +389,45 @@ class FocalPoint:
             (a.unit.id, t.unit.id),
         )
 
-    def _in_cover(self, scene: Scene, a: Formation, t: Formation, pairs: list[tuple[str, str]]) -> bool:
+    def _in_cover(self, scene: Scene, a: Formation, t: Formation, pairs: list[tuple[str, str]]) -> Verdict:
+        """Are these shots covered (a Cover piece between, or the target inside one)? Too close to call where
+        the models' sigma could flip it (geometry/cover.py)."""
         covers = [p for p in scene.terrain if p.kind == "cover"]
         if not covers or not pairs:
-            return False
+            return Verdict.NO
         covered = []
         for am_id, tm_id in pairs:
             am, tm = scene.model(am_id), scene.model(tm_id)
             fa, ft = scene.footprints([am]), scene.footprints([tm])
-            covered.append(
-                any((rel.between or rel.within) for rel in (cover_relation(fa, ft, piece.shape) for piece in covers))
-            )
-        return all(covered) if self.options.cover_rule == "all" else any(covered)
+            relations = [cover_relation(fa, ft, piece.shape) for piece in covers]
+            covered.append(combine_any([v for r in relations for v in (r.between_verdict, r.within_verdict)]))
+        return combine_all(covered) if self.options.cover_rule == "all" else combine_any(covered)
 
     def cover(self, scene: Scene, target_id: str, attacker_id: str) -> Ruling:
         a, t = _living(scene, attacker_id), _living(scene, target_id)
         range_in = keyword_value(a.unit, "Ranged") or math.inf
-        visible, _ = self._visible_pairs(scene, a, t)
+        visible, lines = self._visible_pairs(scene, a, t)
         gap = unit_gap(scene, a.models, t.models)
         index = {m.id: k for k, m in enumerate(a.models)}, {m.id: k for k, m in enumerate(t.models)}
-        eligible = [p for p in visible if gap.matrix[index[0][p[0]], index[1][p[1]]] <= range_in + 1e-6]
+
+        def shot(p: tuple[str, str]) -> Verdict:  # does this pair have a shot: in sight and in range
+            d = float(gap.matrix[index[0][p[0]], index[1][p[1]]])
+            return combine_all([lines[p].verdict, compare_at_most("range", d, range_in, gap.sigma_in).verdict])
+
+        shots = {p: shot(p) for p in lines}
+        eligible = [p for p, v in shots.items() if v is Verdict.YES]
+        maybe = [p for p, v in shots.items() if v is not Verdict.NO]
         covered = self._in_cover(scene, a, t, eligible)
-        if not eligible:
+        if covered is not self._in_cover(scene, a, t, maybe):  # the shots in doubt decide it
+            covered = Verdict.TOO_CLOSE
+        if not maybe:
             reason = f"{a.unit.name} has no shot at {t.unit.name}, so cover does not arise."
-        elif covered:
+        elif covered is Verdict.TOO_CLOSE:
+            reason = (
+                f"Whether the shots {a.unit.name} has at {t.unit.name} are covered is too close to call: "
+                f"the models' measuring error could move a Cover piece's edge or a line of sight past them."
+            )
+        elif covered is Verdict.YES:
             reason = f"Every shot {a.unit.name} has at {t.unit.name} passes a Cover piece or ends at a model inside one: +1 Defense."
             if self.options.cover_rule == "any":
                 reason = f"At least one shot {a.unit.name} has at {t.unit.name} is covered: +1 Defense."
@@ -418,7 +435,7 @@ class FocalPoint:
             reason = f"{a.unit.name} has a shot at {t.unit.name} with no Cover piece in the way."
         return Ruling(
             f"Does {t.unit.name} have cover from {a.unit.name}?",
-            Verdict.YES if covered else Verdict.NO,
+            covered,
             (reason,),
             (),
             f"{GAME} > Terrain (Cover: +1 to Defense against ranged attacks)",

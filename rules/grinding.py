@@ -21,6 +21,7 @@ import numpy as np
 import shapely
 
 from geometry.coherency import coherency
+from geometry.cover import within_verdict
 from geometry.distance import cross_distance_in, pairwise_distance_in, polygon_distance_in, vertical_gap_in
 from geometry.measure import Comparison, Verdict, combine_all, combine_any, compare_at_most
 from geometry.paths import shortest_path
@@ -477,22 +478,23 @@ class Grinding:
         a, at = self._troops(scene, attacker_id)
         t, tt = self._troops(scene, target_id)
         covered: dict[str, str] = {}
+        doubtful: dict[str, str] = {}  # troops whose cover the models' sigma could flip
         infantry = has_keyword(t, "Infantry")
+        fa = scene.footprints(at)
         for tm in tt:
             fp = scene.footprints([tm])
-            outline = fp.boundary_points(64)[0]
             for piece in scene.terrain:
-                wholly = bool(np.all(shapely.contains_xy(piece.shape, outline[:, 0], outline[:, 1])))
                 kind = piece.kind
-                if (
-                    kind in ("craters", "barricade", "barricades")
-                    and infantry
-                    and wholly
-                    or kind in ("woods", "ruins")
-                    and wholly
-                ):
+                wholly = Verdict.NO
+                if kind in ("woods", "ruins") or (kind in ("craters", "barricade", "barricades") and infantry):
+                    wholly = within_verdict(fp, piece.shape)
+                if wholly is Verdict.YES:
                     covered[tm.id] = f"wholly within {piece.id} ({kind})"
-                elif kind in (
+                elif wholly is Verdict.TOO_CLOSE:
+                    doubtful[tm.id] = (
+                        f"its base is at the edge of {piece.id} ({kind}): wholly within it is too close to call"
+                    )
+                if wholly is not Verdict.YES and kind in (
                     "debris",
                     "statuary",
                     "hill",
@@ -502,22 +504,25 @@ class Grinding:
                     "woods",
                     "ruins",
                 ):
-                    lines = SightLines([Obstacle(piece.id, piece.shape, SightMode.OPAQUE)])
-                    seen = lines.check(scene.footprints(at), scene.footprints([tm] * len(at)))
-                    need = 0.5 if has_keyword(t, "Vehicle") else 1.0
-                    if any(s.visible_fraction < need for s in seen):
+                    hidden = self._partly_hidden(piece, fa, scene.footprints([tm] * len(at)), t)
+                    if hidden is Verdict.YES:
                         covered[tm.id] = f"not fully visible to every troop of {a.name} because of {piece.id} ({kind})"
+                    elif hidden is Verdict.TOO_CLOSE:
+                        doubtful[tm.id] = f"whether {piece.id} ({kind}) hides part of it is too close to call"
                 if tm.id in covered:
+                    doubtful.pop(tm.id, None)
                     break
         # Cover is per troop; the formation "has cover" when every troop an attack could be allocated to has it.
-        verdict = Verdict.YES if len(covered) == len(tt) else Verdict.NO
+        verdict = combine_all(
+            [Verdict.YES if m.id in covered else Verdict.TOO_CLOSE if m.id in doubtful else Verdict.NO for m in tt]
+        )
         reasons = [f"{m}: Benefit of Cover, {why}." for m, why in covered.items()] or [
             f"No troop of {t.name} has the Benefit of Cover against {a.name}."
         ]
-        if covered and len(covered) < len(tt):
-            reasons.append(
-                f"{len(tt) - len(covered)} troop(s) of {t.name} have no cover: attacks allocated to them get none."
-            )
+        reasons += [f"{m}: too close to call, {why}." for m, why in doubtful.items()]
+        bare = len(tt) - len(covered) - len(doubtful)
+        if covered and bare:
+            reasons.append(f"{bare} troop(s) of {t.name} have no cover: attacks allocated to them get none.")
         return Ruling(
             f"Does {t.name} have the Benefit of Cover against {a.name}?",
             verdict,
@@ -526,6 +531,25 @@ class Grinding:
             f"{GAME} > The Warfield > Benefit of Cover",
             (t.id, a.id),
         )
+
+    @staticmethod
+    def _partly_hidden(piece: Any, observers: Footprints, targets: Footprints, target: Unit) -> Verdict:
+        """Does ``piece`` keep some attacker from seeing all of the target troop (half of a Vehicle)? Too close to
+        call where the models' sigma could flip it: a troop surely seen whole is seen whole grown by its margin
+        from attackers shrunk by theirs, and one surely not so is not, shrunk, from attackers grown."""
+        lines = SightLines([Obstacle(piece.id, piece.shape, SightMode.OPAQUE)])
+        need = 0.5 if has_keyword(target, "Vehicle") else 1.0
+
+        def hidden(obs: Footprints, tgt: Footprints) -> bool:
+            return any(s.visible_fraction < need for s in lines.check(obs, tgt))
+
+        if not (observers.sigma_in.any() or targets.sigma_in.any()):
+            return Verdict.YES if hidden(observers, targets) else Verdict.NO
+        small_o, big_o = (observers.grown(sign * SIGHT_SIGMAS * observers.sigma_in) for sign in (-1, 1))
+        small_t, big_t = (targets.grown(sign * SIGHT_SIGMAS * targets.sigma_in) for sign in (-1, 1))
+        if hidden(big_o, small_t):
+            return Verdict.YES
+        return Verdict.TOO_CLOSE if hidden(small_o, big_t) else Verdict.NO
 
     # ---- objectives and scoring -----------------------------------------------------------
     def _control(self, scene: Scene, objective_id: str) -> tuple[dict[str, int], list[str]]:

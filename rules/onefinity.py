@@ -10,13 +10,16 @@ Readings: docs/rules/onefinity.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from geometry.distance import polygon_distance_in
+import numpy as np
+
+from geometry.cover import cover_relation
 from geometry.hexgrid import HexGrid, hex_distance
 from geometry.measure import Comparison, Verdict, combine_all
+from geometry.sight import SIGHT_SIGMAS
 from rules.common import QuestionError, fmt_in, profile_value, unit_or_error
 from rules.profiles import profile_for
 from rules.ruling import Ruling
@@ -213,6 +216,26 @@ class Onefinity:
         lines = sight_lines(scene, profile_for(scene.game))
         return lines.check(scene.footprints([am]), scene.footprints([bm]), [am.id], [bm.id])[0]
 
+    def _fraction_spread(self, scene: Scene, am: Model, bm: Model, fraction: float) -> float:
+        """How far the visible fraction moves when either trooper moves 2 sigma along x or y (0 when exact)."""
+        fa, fb = scene.footprints([am]), scene.footprints([bm])
+        moves = []  # (which trooper, dx, dy)
+        for k, fp in enumerate((fa, fb)):
+            step = SIGHT_SIGMAS * float(fp.sigma_in[0])
+            if step > 0:
+                moves += [(k, step * dx, step * dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+        if not moves:
+            return 0.0
+        n = len(moves)
+        shift = np.array([[dx, dy] if k == i else [0.0, 0.0] for k, dx, dy in moves for i in (0, 1)]).reshape(n, 2, 2)
+        moved = [
+            replace(fp[[0] * n], x_in=fp.x_in[0] + shift[:, i, 0], y_in=fp.y_in[0] + shift[:, i, 1])
+            for i, fp in enumerate((fa, fb))
+        ]
+        lines = sight_lines(scene, profile_for(scene.game))
+        seen = lines.check(moved[0], moved[1], [am.id] * n, [bm.id] * n)
+        return max(abs(s.visible_fraction - fraction) for s in seen)
+
     def can_see(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
         a, am = self._trooper(scene, a_id)
         b, bm = self._trooper(scene, b_id)
@@ -240,15 +263,20 @@ class Onefinity:
         sight = self._sight(scene, am, tm)
         visible = sight.visible_fraction
         threshold = 1 - HIDDEN_COVERED_FRACTION
-        if abs(visible - threshold) <= LOS_FRACTION_TOLERANCE and sight.visible:
+        spread = self._fraction_spread(scene, am, tm, visible)
+        tolerance = LOS_FRACTION_TOLERANCE + spread
+        if abs(visible - threshold) <= tolerance and (sight.visible or sight.doubtful):
             verdict = Verdict.TOO_CLOSE
         else:
             verdict = Verdict.YES if visible <= threshold else Verdict.NO
         covered = 1 - visible
         reason = f"{covered:.0%} of {t.name}'s base is hidden from {a.name} (hidden above 75%)."
         if verdict is Verdict.TOO_CLOSE:
-            reason += f" Within the sight-line tolerance (±{LOS_FRACTION_TOLERANCE:.0%}) of 75%: too close to call."
-        cmp = Comparison("covered fraction", covered, HIDDEN_COVERED_FRACTION, LOS_FRACTION_TOLERANCE / 2, verdict, ">")
+            why = f"the sight-line tolerance (±{LOS_FRACTION_TOLERANCE:.0%})"
+            if spread > 0:
+                why += f" and the models' measuring error (±{spread:.0%})"
+            reason += f" Within {why} of 75%: too close to call."
+        cmp = Comparison("covered fraction", covered, HIDDEN_COVERED_FRACTION, tolerance / 2, verdict, ">")
         return Ruling(
             f"Is {t.name} hidden from {a.name}?",
             verdict,
@@ -262,25 +290,34 @@ class Onefinity:
         a, am = self._trooper(scene, attacker_id)
         t, tm = self._trooper(scene, target_id)
         fp = scene.footprints([tm])
-        touching = []
+        touching, maybe = [], []  # pieces it surely touches, and those its measuring error leaves in doubt
         for piece in scene.terrain:
             if piece.kind == "open" or piece.height_in <= 0:
                 continue
-            if polygon_distance_in(fp, piece.shape)[0] <= max(2 * tm.sigma_in, 1e-6):
-                if self.options.cover_rule == "facing":
-                    from geometry.cover import cover_relation
-
-                    if not cover_relation(scene.footprints([am]), fp, piece.shape).between:
-                        continue
+            relation = cover_relation(scene.footprints([am]), fp, piece.shape)
+            contact = relation.touching_verdict
+            if self.options.cover_rule == "facing":
+                contact = combine_all([contact, relation.between_verdict])
+            if contact is Verdict.YES:
                 touching.append(piece.id)
-        reason = (
-            f"{t.name}'s base is in contact with {', '.join(touching)}: in cover (+1 defense card)."
-            if touching
-            else f"{t.name}'s base touches no terrain that covers it."
-        )
+            elif contact is Verdict.TOO_CLOSE:
+                maybe.append(piece.id)
+        if touching:
+            verdict, reason = (
+                Verdict.YES,
+                f"{t.name}'s base is in contact with {', '.join(touching)}: in cover (+1 defense card).",
+            )
+        elif maybe:
+            verdict = Verdict.TOO_CLOSE
+            reason = (
+                f"{t.name}'s base is within its measuring error of {', '.join(maybe)}: "
+                "whether it is in contact (in cover) is too close to call."
+            )
+        else:
+            verdict, reason = Verdict.NO, f"{t.name}'s base touches no terrain that covers it."
         return Ruling(
             f"Is {t.name} in cover?",
-            Verdict.YES if touching else Verdict.NO,
+            verdict,
             (reason,),
             (),
             f"{GAME} > Cover and Visibility",
@@ -364,9 +401,12 @@ class Onefinity:
         if bm.z - am.z >= self.options.higher_ground_min_in:
             defense += 1
             d_notes.append("Higher ground +1")
-        if self.cover(scene, b_id, a_id).verdict is Verdict.YES:
+        cover = self.cover(scene, b_id, a_id).verdict
+        if cover is Verdict.YES:
             defense += 1
             d_notes.append("Cover +1")
+        elif cover is Verdict.TOO_CLOSE:  # counted without it; the players decide
+            d_notes.append("cover too close to call (not counted; +1 if the players agree it is in contact)")
         return CardDraw(attack, defense, tuple(notes), tuple(d_notes))
 
     def cards(self, scene: Scene, a_id: str, b_id: str) -> Ruling:

@@ -158,3 +158,82 @@ def test_cover_between_touching_and_within() -> None:
     assert woods.within and woods.touching
     under_shooter = cover_relation(one(0, 0), one(10, 0), shapely.box(-0.3, -0.3, 0.3, 0.3))
     assert not under_shooter.between
+
+
+def measured(x: float, y: float, sigma_in: float) -> Footprints:
+    return Footprints.from_bases([x], [y], ["32"], sigma_in=[sigma_in])  # r 0.63"
+
+
+@pytest.mark.parametrize(
+    ("gap_in", "sigma_in", "touching", "within"),
+    [
+        (0.03, 0.0, "no", "no"),  # a 0.03" gap, positions exact
+        (0.03, 0.005, "no", "no"),  # 2 sigma (0.01") cannot close it
+        (0.03, 0.02, "too_close", "no"),  # 2 sigma (0.04") could
+        (-0.03, 0.02, "too_close", "no"),  # overlapping by 0.03": 2 sigma could open a gap
+        (-0.1, 0.02, "yes", "no"),  # overlapping by 0.1": in contact wherever it stands within 2 sigma
+    ],
+)
+def test_contact_with_a_piece_closer_than_two_sigma_is_too_close_to_call(
+    gap_in: float, sigma_in: float, touching: str, within: str
+) -> None:
+    target = measured(5.5 + 0.63 + gap_in, 0, sigma_in)
+    relation = cover_relation(measured(0, 0, sigma_in), target, shapely.box(5, -2, 5.5, 2))
+    assert relation.touching_verdict.value == touching
+    assert relation.within_verdict.value == within
+    assert relation.touching is (gap_in <= 0)
+
+
+def test_a_base_at_the_edge_of_a_piece_is_within_it_only_when_its_sigma_cannot_take_it_out() -> None:
+    # Woods 8..12 on x: a 32 mm base centred at 11.34 reaches 11.97, 0.03" inside the edge.
+    woods = shapely.box(8, -2, 12, 2)
+    for sigma_in, verdict in ((0.0, "yes"), (0.005, "yes"), (0.02, "too_close")):
+        assert cover_relation(measured(0, 0, 0), measured(11.34, 0, sigma_in), woods).within_verdict.value == verdict
+    # 0.03" past the edge: surely not within unless 2 sigma could bring it in.
+    for sigma_in, verdict in ((0.0, "no"), (0.005, "no"), (0.02, "too_close")):
+        assert cover_relation(measured(0, 0, 0), measured(11.40, 0, sigma_in), woods).within_verdict.value == verdict
+
+
+def test_a_piece_grazing_the_corridor_between_two_bases_is_too_close_to_call() -> None:
+    # The corridor from (0, 0) to (10, 0) between 32 mm bases reaches y = 0.63; a rock from y = 0.60 pokes in.
+    for bottom_in, sigma_in, verdict in (
+        (0.60, 0.0, "yes"),
+        (0.60, 0.005, "yes"),
+        (0.60, 0.02, "too_close"),
+        (0.66, 0.0, "no"),
+        (0.66, 0.02, "too_close"),
+        (0.75, 0.02, "no"),
+    ):
+        rock = shapely.box(4, bottom_in, 6, 2)
+        relation = cover_relation(measured(0, 0, sigma_in), measured(10, 0, sigma_in), rock)
+        assert relation.between_verdict.value == verdict, (bottom_in, sigma_in)
+        assert relation.between is (bottom_in < 0.63)
+
+
+def test_a_cover_relation_that_is_not_too_close_to_call_holds_wherever_the_bases_move_within_two_sigma() -> None:
+    """Property: moving shooter and target by up to 2 sigma never flips a sure between / touching / within."""
+    rng = np.random.default_rng(52)
+    sigma_in = 0.02
+    seen: dict[str, int] = {}
+    for k in range(60):
+        x0, y0 = rng.uniform(3, 9), rng.uniform(-1.5, 1.5)
+        piece = shapely.box(x0, y0, x0 + rng.uniform(0.5, 4), y0 + rng.uniform(0.3, 2))
+        sx, sy, tx, ty = 0.0, rng.uniform(-1, 1), rng.uniform(6, 11), rng.uniform(-1.5, 1.5)
+        if k % 3 == 0:  # a target in woods: at or near the middle of a piece big enough to hold it
+            piece = shapely.box(x0, y0, x0 + rng.uniform(1.2, 2), y0 + rng.uniform(1.2, 2))
+            tx, ty = piece.centroid.x + rng.uniform(-0.2, 0.2), piece.centroid.y + rng.uniform(-0.2, 0.2)
+        sure = cover_relation(measured(sx, sy, sigma_in), measured(tx, ty, sigma_in), piece)
+        for _ in range(6):
+            d = rng.normal(size=(2, 2))
+            d *= rng.uniform(0, 2 * sigma_in, (2, 1)) / np.linalg.norm(d, axis=1, keepdims=True)
+            moved = cover_relation(
+                measured(sx + d[0, 0], sy + d[0, 1], 0), measured(tx + d[1, 0], ty + d[1, 1], 0), piece
+            )
+            for name in ("between", "touching", "within"):
+                verdict = getattr(sure, f"{name}_verdict").value
+                seen[f"{name} {verdict}"] = seen.get(f"{name} {verdict}", 0) + 1
+                if verdict != "too_close":
+                    assert getattr(moved, name) is (verdict == "yes"), (name, sure, moved)
+    # The scenes meet every case: sure yes, sure no and too close to call.
+    assert {"between yes", "between no", "touching yes", "touching no", "within yes", "within no"} <= set(seen)
+    assert any(key.endswith("too_close") for key in seen)

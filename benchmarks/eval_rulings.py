@@ -1,7 +1,7 @@
 """Rulings from analysed photos against rulings from the true scenes (issue 5's end-to-end check).
 
     python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--game G] [--detector auto] [--hard none]
-        [--found-sizes]
+        [--found-sizes] [--cover]
 
 Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default; ``--game
 grinding-annihilation``: 44"x60" ones; ``miniature-skirmish``: 3'x3', every miniature its own unit;
@@ -48,6 +48,9 @@ def main() -> None:
     parser.add_argument(
         "--found-sizes", action="store_true", help="each model on the base size the camera read, not the roster's"
     )
+    parser.add_argument(
+        "--cover", action="store_true", help="judge cover too: every unit from every enemy unit (not in Skirmish)"
+    )
     args = parser.parse_args()
     if args.sigma_mm is not None:
         for how in CENTRE_SIGMA_MM:
@@ -66,7 +69,12 @@ def main() -> None:
         found = analyze_rendered(table, lens, detector).scene
         models, markers = match_scene(truth, found)
         result = compare(
-            truth, found, [(i, j) for i, j, _ in models], [(i, j) for i, j, _ in markers], args.found_sizes
+            truth,
+            found,
+            [(i, j) for i, j, _ in models],
+            [(i, j) for i, j, _ in markers],
+            args.found_sizes,
+            args.cover,
         )
         totals["agree"] += result.agree
         totals["too_close"] += result.too_close
@@ -82,7 +90,7 @@ def main() -> None:
             flush=True,
         )
     judged = totals["agree"] + totals["too_close"] + totals["wrong"]
-    sizes = "found" if args.found_sizes else "roster"
+    sizes = ("found" if args.found_sizes else "roster") + (", cover judged too" if args.cover else "")
     print(
         f"{args.tables} {args.game} tables, detector {args.detector}, sizes {sizes}: {judged} rulings judged: "
         f"agree {totals['agree']}, "

@@ -126,15 +126,36 @@ def measured_scene(
     return out
 
 
+def cover_rulings(scene: Scene) -> list[Ruling]:
+    """Does each unit have cover from each enemy unit (the games that rule on cover)."""
+    from rules.systems import SYSTEMS
+
+    system = SYSTEMS[scene.game]() if scene.game in SYSTEMS else None
+    if system is None or not hasattr(system, "cover"):
+        return []
+    return [
+        system.cover(scene, target.id, attacker.id)
+        for target in scene.units
+        for attacker in scene.units
+        if target.player != attacker.player and scene.models_of(target.id) and scene.models_of(attacker.id)
+    ]
+
+
+def _rulings(scene: Scene, with_cover: bool) -> dict[str, Ruling]:
+    rulings = list(check(scene).rulings) + (cover_rulings(scene) if with_cover else [])
+    return {_key(r): r for r in rulings}
+
+
 def compare(
     truth: dict[str, Any],
     found: dict[str, Any],
     model_pairs: list[tuple[int, int]],
     objective_pairs: list[tuple[int, int]],
     found_sizes: bool = False,
+    with_cover: bool = False,
 ) -> Agreement:
     """Every ruling of ``truth``'s game, judged on the truth and on the measured scene (``found_sizes``: see
-    ``measured_scene``)."""
+    ``measured_scene``; ``with_cover``: cover from every enemy unit too)."""
     result = Agreement()
     seen = {i for i, _ in model_pairs}
     missed = [m for k, m in enumerate(truth["models"]) if k not in seen]
@@ -148,8 +169,8 @@ def compare(
     found_objectives = {truth["objectives"][i]["id"] for i, _ in objective_pairs}
     blind_objectives |= {o["id"] for o in truth["objectives"]} - found_objectives
     measured = measured_scene(truth, found, model_pairs, objective_pairs, found_sizes)
-    true_rulings = {_key(r): r for r in check(Scene.from_dict(truth, "truth")).rulings}
-    photo_rulings = {_key(r): r for r in check(Scene.from_dict(measured, "measured")).rulings}
+    true_rulings = _rulings(Scene.from_dict(truth, "truth"), with_cover)
+    photo_rulings = _rulings(Scene.from_dict(measured, "measured"), with_cover)
     for key in sorted(set(true_rulings) | set(photo_rulings)):
         t, p = true_rulings.get(key), photo_rulings.get(key)
         about = set((t or p).subject)  # type: ignore[union-attr]

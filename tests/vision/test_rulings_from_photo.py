@@ -9,7 +9,8 @@ vertically of an enemy troop") and objective control. On a Miniature Skirmish ta
 (../shared/rulebooks/miniature-skirmish.md), every miniature alone: Weapons > Range ("a 'melee' weapon has a range
 of 0-1 inches and a 'ranged' weapon has a range of 1-12 inches"). On a Onefinity hex mat
 (../shared/rulebooks/onefinity-combat.md), one trooper to a hex: Shooting ("trooper in LoF and range"), fire power
-by hexes, and Cover and Visibility (hidden behind 3/4 cover).
+by hexes, and Cover and Visibility (hidden behind 3/4 cover, and in cover by base contact). Cover is judged in
+every game that rules on it.
 
 The roster (who is who, base sizes) is the one the players confirm; the positions and their sigmas are what the
 camera measured. The rulings must also hold with the base sizes as the camera read them, before the players
@@ -68,7 +69,9 @@ def test_rulings_from_the_analysed_photo_agree_with_the_truth_or_say_too_close(g
     Scene.from_dict(measured, "measured")  # a valid scene
     assert measured["table"] == found["table"]  # the mat's grid as found, where the game has one
     for found_sizes in (False, True):
-        result = compare(truth, found, pairs, marker_pairs, found_sizes)
+        # Cover too (Focal Point > Terrain, Grinding-Annihilation > Benefit of Cover, Onefinity > Cover and
+        # Visibility): each unit from each enemy unit.
+        result = compare(truth, found, pairs, marker_pairs, found_sizes, with_cover=True)
         assert result.wrong == [], (found_sizes, result.wrong)
         assert result.judged >= 5  # cohesion and control at least: the check has something to check
         assert result.agree >= result.too_close  # sigma honest, but not so wide that nothing is decided

@@ -516,10 +516,11 @@ class Grinding:
         verdict = combine_all(
             [Verdict.YES if m.id in covered else Verdict.TOO_CLOSE if m.id in doubtful else Verdict.NO for m in tt]
         )
+        surely = " surely" if doubtful else ""
         reasons = [f"{m}: Benefit of Cover, {why}." for m, why in covered.items()] or [
-            f"No troop of {t.name} has the Benefit of Cover against {a.name}."
+            f"No troop of {t.name}{surely} has the Benefit of Cover against {a.name}."
         ]
-        reasons += [f"{m}: too close to call, {why}." for m, why in doubtful.items()]
+        reasons += [f"{m}: {why}." for m, why in doubtful.items()]
         bare = len(tt) - len(covered) - len(doubtful)
         if covered and bare:
             reasons.append(f"{bare} troop(s) of {t.name} have no cover: attacks allocated to them get none.")

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import shapely
 
-_SMALLEST_IN = 1e-3  # a footprint shrunk past its size is kept as a tiny one: a point of it is still there
+SMALLEST_IN = 1e-3  # a footprint shrunk past its size is kept as a tiny one: a point of it is still there
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -152,7 +152,7 @@ class Footprints:
         fraction of the margin."""
         margin = np.broadcast_to(np.asarray(margin_in, np.float64), self.a_in.shape)
         return replace(
-            self, a_in=np.maximum(self.a_in + margin, _SMALLEST_IN), b_in=np.maximum(self.b_in + margin, _SMALLEST_IN)
+            self, a_in=np.maximum(self.a_in + margin, SMALLEST_IN), b_in=np.maximum(self.b_in + margin, SMALLEST_IN)
         )
 
     @property

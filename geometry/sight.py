@@ -34,14 +34,13 @@ import numpy.typing as npt
 import shapely
 
 from geometry.measure import DEFAULT_SIGMAS, Verdict
-from geometry.shapes import FloatArray, Footprints
+from geometry.shapes import SMALLEST_IN, FloatArray, Footprints
 
 OBSERVER_SAMPLES = 64
 TARGET_OUTLINE_SAMPLES = 32
 TARGET_AREA_SAMPLES = 64
 _PAIR_CHUNK = 48
 SIGHT_SIGMAS = DEFAULT_SIGMAS  # a sight verdict that moving the pieces this many sigma could flip is too close to call
-_SMALLEST_IN = 1e-3  # a base shrunk past its size is kept as a tiny disc: a point of it is still there
 
 
 class SightMode(StrEnum):
@@ -77,12 +76,12 @@ class Obstacle:
             return self
         if self.disc is not None:  # tested exactly; the polygon only culls, so a shrunk disc keeps its own
             x, y, r = self.disc
-            radius = max(r + margin, _SMALLEST_IN)
+            radius = max(r + margin, SMALLEST_IN)
             polygon = self.polygon if margin < 0 else shapely.box(x - radius, y - radius, x + radius, y + radius)
             return replace(self, polygon=polygon, disc=(x, y, radius))
         polygon = self.polygon.buffer(margin, quad_segs=8)
         if polygon.is_empty or not isinstance(polygon, shapely.Polygon):
-            polygon = self.polygon.centroid.buffer(_SMALLEST_IN)
+            polygon = self.polygon.centroid.buffer(SMALLEST_IN)
         return replace(self, polygon=polygon)
 
 

@@ -91,6 +91,8 @@ def dodge_chance() -> Fraction:
 @dataclass
 class Onefinity:
     options: OnefinityOptions = field(default_factory=OnefinityOptions)
+    # Sight lines and sight per trooper pair, for one scene at a time (a ruling asks the same pair several times).
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     game = "onefinity"
     questions = ("in-range", "can-see", "can-target", "cover", "hidden", "redirect", "cards")
@@ -212,9 +214,18 @@ class Onefinity:
             (a.id, b.id),
         )
 
+    def _lines(self, scene: Scene) -> Any:
+        if self._cache.get("scene") is not scene:
+            self._cache.clear()
+            self._cache.update(scene=scene, lines=sight_lines(scene, profile_for(scene.game)))
+        return self._cache["lines"]
+
     def _sight(self, scene: Scene, am: Model, bm: Model) -> Any:
-        lines = sight_lines(scene, profile_for(scene.game))
-        return lines.check(scene.footprints([am]), scene.footprints([bm]), [am.id], [bm.id])[0]
+        lines = self._lines(scene)
+        key = ("sight", am.id, bm.id)
+        if key not in self._cache:
+            self._cache[key] = lines.check(scene.footprints([am]), scene.footprints([bm]), [am.id], [bm.id])[0]
+        return self._cache[key]
 
     def _fraction_spread(self, scene: Scene, am: Model, bm: Model, fraction: float) -> float:
         """How far the visible fraction moves when either trooper moves 2 sigma along x or y (0 when exact)."""
@@ -228,13 +239,14 @@ class Onefinity:
             return 0.0
         n = len(moves)
         shift = np.array([[dx, dy] if k == i else [0.0, 0.0] for k, dx, dy in moves for i in (0, 1)]).reshape(n, 2, 2)
-        moved = [
-            replace(fp[[0] * n], x_in=fp.x_in[0] + shift[:, i, 0], y_in=fp.y_in[0] + shift[:, i, 1])
+        moved = [  # placed exactly there: no doubt of their own to work out
+            replace(
+                fp[[0] * n], x_in=fp.x_in[0] + shift[:, i, 0], y_in=fp.y_in[0] + shift[:, i, 1], sigma_in=np.zeros(n)
+            )
             for i, fp in enumerate((fa, fb))
         ]
-        lines = sight_lines(scene, profile_for(scene.game))
-        seen = lines.check(moved[0], moved[1], [am.id] * n, [bm.id] * n)
-        return max(abs(s.visible_fraction - fraction) for s in seen)
+        seen = self._lines(scene).check(moved[0], moved[1], [am.id] * n, [bm.id] * n)
+        return float(max(abs(s.visible_fraction - fraction) for s in seen))
 
     def can_see(self, scene: Scene, a_id: str, b_id: str) -> Ruling:
         a, am = self._trooper(scene, a_id)

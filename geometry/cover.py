@@ -13,10 +13,9 @@ import numpy as np
 import shapely
 
 from geometry.distance import polygon_distance_in
-from geometry.measure import DEFAULT_SIGMAS, EXACT_TOLERANCE_IN, Verdict
+from geometry.measure import EXACT_TOLERANCE_IN, Verdict
 from geometry.shapes import Footprints
-
-COVER_SIGMAS = DEFAULT_SIGMAS  # a relation that moving the bases this many sigma could flip is too close to call
+from geometry.sight import envelopes
 
 _OUTLINE_SAMPLES = 64
 _MIN_AREA_IN2 = 1e-9
@@ -46,7 +45,7 @@ def within_verdict(target: Footprints, polygon: shapely.Polygon) -> Verdict:
     """Is ``target[0]``'s base wholly within the piece: too close to call where its sigma could flip it."""
     if target.sigma_in[0] == 0:
         return _three_way(*(2 * [_within(target, polygon)]))
-    small, big = (target.grown(sign * COVER_SIGMAS * target.sigma_in) for sign in (-1, 1))
+    small, big = envelopes(target)
     return _three_way(_within(big, polygon), _within(small, polygon))
 
 
@@ -73,8 +72,8 @@ def cover_relation(shooter: Footprints, target: Footprints, polygon: shapely.Pol
     touching = distance_in <= EXACT_TOLERANCE_IN
     verdicts = [_three_way(between, between), _three_way(touching, touching), _three_way(within, within)]
     if shooter.sigma_in[0] > 0 or target.sigma_in[0] > 0:
-        small_s, big_s = (shooter.grown(sign * COVER_SIGMAS * shooter.sigma_in) for sign in (-1, 1))
-        small_t, big_t = (target.grown(sign * COVER_SIGMAS * target.sigma_in) for sign in (-1, 1))
+        small_s, big_s = envelopes(shooter)
+        small_t, big_t = envelopes(target)
         # Surely in the corridor: inside the small bases' hull and outside the big bases; maybe: the other way.
         surely_gap = _gap(big_s, big_t, (small_s, small_t))
         maybe_gap = _gap(small_s, small_t, (big_s, big_t))

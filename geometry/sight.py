@@ -100,9 +100,12 @@ class Sight:
         return Verdict.YES if self.visible else Verdict.NO
 
 
-def footprints_grown(fp: Footprints, sign: float) -> Footprints:
-    """Each base grown (sign +1) or shrunk (-1) by ``SIGHT_SIGMAS`` of its own sigma (module docstring)."""
-    return fp.grown(sign * SIGHT_SIGMAS * fp.sigma_in)
+def envelopes(fp: Footprints) -> tuple[Footprints, Footprints]:
+    """Each base shrunk and grown by ``SIGHT_SIGMAS`` of its own sigma (module docstring): what of it is surely
+    there, and where it may reach. Both are placed exactly (sigma 0): their doubt is spent."""
+    margin = SIGHT_SIGMAS * fp.sigma_in
+    exact = replace(fp, sigma_in=np.zeros_like(fp.sigma_in))
+    return exact.grown(-margin), exact.grown(margin)
 
 
 def _area_samples(count: int) -> tuple[FloatArray, FloatArray]:
@@ -133,6 +136,7 @@ class SightLines:
         self.obstacles = list(obstacles)
         self._area_count = area_samples
         self._envelopes: dict[float, SightLines] = {}
+        self.max_obstacle_sigma_in = max((o.sigma_in for o in self.obstacles), default=0.0)
         polygons = [o.polygon for o in self.obstacles]
         self._tree = shapely.STRtree(polygons)
         self._rings = [np.asarray(polygon.exterior.coords, dtype=np.float64) for polygon in polygons]
@@ -189,14 +193,14 @@ class SightLines:
         if not (observers.sigma_in.any() or targets.sigma_in.any() or self.max_obstacle_sigma_in > 0):
             return results
         seen = np.array([r.visible for r in results], dtype=bool)
-        for sign, idx in ((-1.0, np.flatnonzero(seen)), (1.0, np.flatnonzero(~seen))):
+        for grow, idx in ((0, np.flatnonzero(seen)), (1, np.flatnonzero(~seen))):
             if not len(idx):
                 continue
             # Surely visible: the shrunk bases see each other past grown blockers; surely hidden: the other way.
-            envelope = self._envelope(-sign)
+            envelope = self._envelope(1.0 if grow == 0 else -1.0)
             again = envelope._check(
-                footprints_grown(observers[idx], sign),
-                footprints_grown(targets[idx], sign),
+                envelopes(observers[idx])[grow],
+                envelopes(targets[idx])[grow],
                 None if observer_ids is None else [observer_ids[int(k)] for k in idx],
                 None if target_ids is None else [target_ids[int(k)] for k in idx],
                 envelope._ou,
@@ -206,10 +210,6 @@ class SightLines:
                 if r.visible != seen[k]:
                     results[k] = replace(results[k], doubtful=True)
         return results
-
-    @property
-    def max_obstacle_sigma_in(self) -> float:
-        return max((o.sigma_in for o in self.obstacles), default=0.0)
 
     def _envelope(self, sign: float) -> SightLines:
         """These lines with every obstacle grown (sign +1) or shrunk (-1) by its margin; itself when none has one."""

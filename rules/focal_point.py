@@ -392,21 +392,29 @@ class FocalPoint:
     def _in_cover(self, scene: Scene, a: Formation, t: Formation, pairs: list[tuple[str, str]]) -> Verdict:
         """Are these shots covered (a Cover piece between, or the target inside one)? Too close to call where
         the models' sigma could flip it (geometry/cover.py)."""
+        return self._covered(list(self._shots_covered(scene, pairs).values()))
+
+    @staticmethod
+    def _shots_covered(scene: Scene, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], Verdict]:
+        """Each shot (attacker model, target model): is it covered?"""
         covers = [p for p in scene.terrain if p.kind == "cover"]
-        if not covers or not pairs:
-            return Verdict.NO
-        covered = []
+        out = {}
         for am_id, tm_id in pairs:
-            am, tm = scene.model(am_id), scene.model(tm_id)
-            fa, ft = scene.footprints([am]), scene.footprints([tm])
+            fa, ft = scene.footprints([scene.model(am_id)]), scene.footprints([scene.model(tm_id)])
             relations = [cover_relation(fa, ft, piece.shape) for piece in covers]
-            covered.append(combine_any([v for r in relations for v in (r.between_verdict, r.within_verdict)]))
-        return combine_all(covered) if self.options.cover_rule == "all" else combine_any(covered)
+            out[(am_id, tm_id)] = combine_any([v for r in relations for v in (r.between_verdict, r.within_verdict)])
+        return out
+
+    def _covered(self, shots: list[Verdict]) -> Verdict:
+        """The target has cover when every shot is covered (``cover_rule="any"``: when one is)."""
+        if not shots:
+            return Verdict.NO
+        return combine_all(shots) if self.options.cover_rule == "all" else combine_any(shots)
 
     def cover(self, scene: Scene, target_id: str, attacker_id: str) -> Ruling:
         a, t = _living(scene, attacker_id), _living(scene, target_id)
         range_in = keyword_value(a.unit, "Ranged") or math.inf
-        visible, lines = self._visible_pairs(scene, a, t)
+        _, lines = self._visible_pairs(scene, a, t)
         gap = unit_gap(scene, a.models, t.models)
         index = {m.id: k for k, m in enumerate(a.models)}, {m.id: k for k, m in enumerate(t.models)}
 
@@ -417,8 +425,9 @@ class FocalPoint:
         shots = {p: shot(p) for p in lines}
         eligible = [p for p, v in shots.items() if v is Verdict.YES]
         maybe = [p for p, v in shots.items() if v is not Verdict.NO]
-        covered = self._in_cover(scene, a, t, eligible)
-        if covered is not self._in_cover(scene, a, t, maybe):  # the shots in doubt decide it
+        per_shot = self._shots_covered(scene, maybe)  # eligible shots are among those that may be
+        covered = self._covered([per_shot[p] for p in eligible])
+        if covered is not self._covered(list(per_shot.values())):  # the shots in doubt decide it
             covered = Verdict.TOO_CLOSE
         if not maybe:
             reason = f"{a.unit.name} has no shot at {t.unit.name}, so cover does not arise."

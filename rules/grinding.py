@@ -26,7 +26,7 @@ from geometry.distance import cross_distance_in, pairwise_distance_in, polygon_d
 from geometry.measure import Comparison, Verdict, combine_all, combine_any, compare_at_most
 from geometry.paths import shortest_path
 from geometry.shapes import Footprints, base_semi_axes_in
-from geometry.sight import SIGHT_SIGMAS, Obstacle, SightLines, SightMode
+from geometry.sight import SIGHT_SIGMAS, Obstacle, SightLines, SightMode, envelopes
 from rules import ga_scenarios
 from rules.common import (
     QuestionError,
@@ -426,13 +426,14 @@ class Grinding:
                 [bt[y].id for _, _, y in chunk],
             )
             for (value, x, y), result in zip(chunk, seen, strict=True):
-                if result.doubtful:
-                    cmp = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
-                    if maybe is None and cmp.verdict is not Verdict.NO:
-                        maybe = (cmp, result.visible)
-                elif result.visible:
-                    best = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
+                if not (result.visible or result.doubtful):
+                    continue
+                cmp = compare_at_most(f"{at[x].id} to {bt[y].id}", value, rng, float(sig[ia[x], ib[y]]))
+                if not result.doubtful:
+                    best = cmp
                     break
+                if maybe is None and cmp.verdict is not Verdict.NO:
+                    maybe = (cmp, result.visible)
             if best is not None:
                 break
         doubt = maybe is not None and (best is None or best.verdict is not Verdict.YES)
@@ -546,8 +547,7 @@ class Grinding:
 
         if not (observers.sigma_in.any() or targets.sigma_in.any()):
             return Verdict.YES if hidden(observers, targets) else Verdict.NO
-        small_o, big_o = (observers.grown(sign * SIGHT_SIGMAS * observers.sigma_in) for sign in (-1, 1))
-        small_t, big_t = (targets.grown(sign * SIGHT_SIGMAS * targets.sigma_in) for sign in (-1, 1))
+        (small_o, big_o), (small_t, big_t) = envelopes(observers), envelopes(targets)
         if hidden(big_o, small_t):
             return Verdict.YES
         return Verdict.TOO_CLOSE if hidden(small_o, big_t) else Verdict.NO

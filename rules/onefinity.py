@@ -229,21 +229,23 @@ class Onefinity:
 
     def _fraction_spread(self, scene: Scene, am: Model, bm: Model, fraction: float) -> float:
         """How far the visible fraction moves when either trooper moves 2 sigma along x or y (0 when exact)."""
-        fa, fb = scene.footprints([am]), scene.footprints([bm])
-        moves = []  # (which trooper, dx, dy)
-        for k, fp in enumerate((fa, fb)):
-            step = SIGHT_SIGMAS * float(fp.sigma_in[0])
-            if step > 0:
-                moves += [(k, step * dx, step * dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-        if not moves:
+        pair = (scene.footprints([am]), scene.footprints([bm]))
+        steps = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]], np.float64)
+        shifts = []  # (n, 2 troopers, 2): one trooper moved, the other where it is
+        for k, fp in enumerate(pair):
+            if fp.sigma_in[0] > 0:
+                shift = np.zeros((4, 2, 2))
+                shift[:, k] = SIGHT_SIGMAS * float(fp.sigma_in[0]) * steps
+                shifts.append(shift)
+        if not shifts:
             return 0.0
-        n = len(moves)
-        shift = np.array([[dx, dy] if k == i else [0.0, 0.0] for k, dx, dy in moves for i in (0, 1)]).reshape(n, 2, 2)
+        shift = np.concatenate(shifts)
+        n = len(shift)
         moved = [  # placed exactly there: no doubt of their own to work out
             replace(
-                fp[[0] * n], x_in=fp.x_in[0] + shift[:, i, 0], y_in=fp.y_in[0] + shift[:, i, 1], sigma_in=np.zeros(n)
+                fp[[0] * n], x_in=fp.x_in[0] + shift[:, k, 0], y_in=fp.y_in[0] + shift[:, k, 1], sigma_in=np.zeros(n)
             )
-            for i, fp in enumerate((fa, fb))
+            for k, fp in enumerate(pair)
         ]
         seen = self._lines(scene).check(moved[0], moved[1], [am.id] * n, [bm.id] * n)
         return float(max(abs(s.visible_fraction - fraction) for s in seen))

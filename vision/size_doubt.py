@@ -6,19 +6,27 @@ is no fact to rule on, so each round base's edge gets a sigma from the refiner's
 the expected squared radius error, were the base truly any of the other sizes. A size read surely gives
 (almost) nothing. Rulings combine it with the centre's sigma (``tablesight.scene.Scene.footprints``), so a
 ruling that hangs on an unsure size says *too close to call* instead of guessing (docs/vision.md, session 46).
+The sizes are few and far apart, so the root of the mean square can leave a size the refiner still gives some
+chance beyond the rulings' 2 sigma: 25 mm at P 0.05 under a 32 mm read is 0.14" off, against 2 x 0.05". So the
+sigma is also at least half the way to the furthest size given TAIL_P or more (docs/vision.md, session 52).
 """
 
 from __future__ import annotations
 
+from math import erfc, sqrt
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from geometry.measure import DEFAULT_SIGMAS
 from geometry.shapes import base_semi_axes_in
 from vision.detections import ROUND_SIZES
 
 RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
+# A size given this chance or more lies within DEFAULT_SIGMAS of the edge the rulings allow: the chance a normal
+# error passes 2 sigma on one side (2.3 %).
+TAIL_P = 0.5 * erfc(DEFAULT_SIGMAS / sqrt(2))
 EDGE_SIGMA_SHOWN_IN = 0.001  # less doubt than this is left out of the scene: a size read surely
 # Doubt worth a player's look (0.031": 25 mm against 28.5 mm at 4 to 1): named among what the players confirm
 # at deployment (``unsure_sizes``, through vision.analyze.to_confirm); the rulings already widen for it.
@@ -28,14 +36,17 @@ UNSURE_SIZE_IN = 0.03
 def base_edge_sigma_in(size_p: npt.ArrayLike, sizes: list[str]) -> npt.NDArray[np.float64]:
     """(N,) sigma of each base's edge, in inches, from the refiner's size probabilities ``size_p`` (N,
     len(ROUND_SIZES); NaN rows: not read by it) about the size it was given (``sizes``). Ovals, and bases the
-    refiner did not read, get 0: nothing is known of their doubt."""
+    refiner did not read, get 0: nothing is known of their doubt. Each is the root of the expected squared radius
+    error, and at least the furthest size given TAIL_P or more over DEFAULT_SIGMAS."""
     p = np.asarray(size_p, dtype=np.float64).reshape(len(sizes), len(ROUND_SIZES))
     out = np.zeros(len(sizes))
     for k, size in enumerate(sizes):
         if size not in ROUND_SIZES or np.isnan(p[k]).any():
             continue
         chosen_in = RADII_IN[ROUND_SIZES.index(size)]
-        out[k] = float(np.sqrt(np.sum(p[k] * (RADII_IN - chosen_in) ** 2)))  # each row sums to 1 (softmax)
+        off_in = np.abs(RADII_IN - chosen_in)
+        rms_in = float(np.sqrt(np.sum(p[k] * off_in**2)))  # each row sums to 1 (softmax)
+        out[k] = max(rms_in, float(off_in[p[k] >= TAIL_P].max(initial=0.0)) / DEFAULT_SIGMAS)
     return out
 
 

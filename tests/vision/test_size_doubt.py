@@ -19,7 +19,7 @@ from rules.table_facts import check
 from tablesight.scene import Scene
 from vision.analyze import analyze, make_detector, to_confirm
 from vision.detections import ROUND_SIZES
-from vision.size_doubt import base_edge_sigma_in, unsure_sizes
+from vision.size_doubt import TAIL_P, base_edge_sigma_in, unsure_sizes
 from vision.synth.table import render_table
 
 MM_PER_IN = 25.4
@@ -50,10 +50,14 @@ def test_ovals_and_bases_the_refiner_did_not_read_carry_no_size_doubt() -> None:
     assert np.array_equal(sigma, [0.0, 0.0])
 
 
-def _two_troops(gap_in: float, base_sigma_in: float) -> dict[str, Any]:
-    """Two 25 mm troops of one formation whose bases stand ``gap_in`` apart edge to edge."""
+def _two_troops(
+    gap_in: float, base_sigma_in: float, second_read_mm: float = 25.0, sigmas_in: tuple[float, float] = (0.02, 0.02)
+) -> dict[str, Any]:
+    """Two 25 mm troops of one formation whose bases stand ``gap_in`` apart edge to edge, their centres known to
+    ``sigmas_in``; the second base read as ``second_read_mm`` (its centre where it truly is)."""
     radius_in = 12.5 / MM_PER_IN
-    second: dict[str, Any] = {"id": "m2", "unit": "u1", "base": "25", "x": 10.0 + gap_in + 2 * radius_in, "y": 10.0}
+    base = f"{second_read_mm:g}"
+    second: dict[str, Any] = {"id": "m2", "unit": "u1", "base": base, "x": 10.0 + gap_in + 2 * radius_in, "y": 10.0}
     if base_sigma_in:
         second["base_sigma_in"] = base_sigma_in
     return {
@@ -63,8 +67,8 @@ def _two_troops(gap_in: float, base_sigma_in: float) -> dict[str, Any]:
         "players": [{"id": "red"}],
         "units": [{"id": "u1", "player": "red", "name": "Wardens"}],
         "models": [
-            {"id": "m1", "unit": "u1", "base": "25", "x": 10.0, "y": 10.0, "sigma_in": 0.02},
-            {**second, "sigma_in": 0.02},
+            {"id": "m1", "unit": "u1", "base": "25", "x": 10.0, "y": 10.0, "sigma_in": sigmas_in[0]},
+            {**second, "sigma_in": sigmas_in[1]},
         ],
         "terrain": [],
         "objectives": [],
@@ -79,12 +83,42 @@ def _cohesion(scene: dict[str, Any]) -> Verdict:
 def test_a_cohesion_ruling_that_hangs_on_an_unsure_size_is_too_close_to_call() -> None:
     # 2.10" apart: clearly out with sure sizes (2 sigma of the centres is 0.06").
     assert _cohesion(_two_troops(2.10, 0.0)) is Verdict.NO
-    # The second base read 25 mm at P 0.53 against 40 mm at 0.20 (held-out table 5020): 0.17" of doubt.
+    # The second base read 25 mm at P 0.53 against 40 mm at 0.20 and 50 mm at 0.03 (held-out table 5020): 0.17"
+    # of doubt by the root mean square, and 0.25" since 50 mm, 0.49" further out, is given over TAIL_P.
     doubt = float(base_edge_sigma_in([_p(s25=0.528, s28_5=0.109, s32=0.125, s40=0.204, s50=0.031)], ["25"])[0])
-    assert doubt == pytest.approx(0.17, abs=0.01)
+    assert doubt == pytest.approx(12.5 / MM_PER_IN / 2)
     assert _cohesion(_two_troops(2.10, doubt)) is Verdict.TOO_CLOSE
     # Far enough out, it is out whatever the size.
     assert _cohesion(_two_troops(3.0, doubt)) is Verdict.NO
+
+
+def test_a_far_size_given_a_small_real_chance_lies_within_the_rulings_two_sigma() -> None:
+    # Onefinity table 41007 (docs/vision.md, session 52): a 25 mm base read 32 mm at P 0.73, 28.5 mm at 0.19 and
+    # 25 mm at 0.05. The root mean square gives 0.052", so 2 sigma (0.10") fell short of the true edge, 0.138" in.
+    row = _p(s25=0.053, s28_5=0.185, s32=0.732, s40=0.03)
+    rms_in = math.sqrt(0.053 * 3.5**2 + 0.185 * 1.75**2 + 0.03 * 4.0**2) / MM_PER_IN
+    doubt = float(base_edge_sigma_in([row], ["32"])[0])
+    assert 2 * rms_in < 3.5 / MM_PER_IN  # what the root mean square alone allowed
+    assert doubt == pytest.approx(4.0 / MM_PER_IN / 2)  # 40 mm, 4 mm of radius out, at P 0.03 >= TAIL_P
+    assert 2 * doubt >= 3.5 / MM_PER_IN
+    # A size given less than TAIL_P (2.3 %) leaves the root mean square alone.
+    faint = _p(s25=0.01, s28_5=0.29, s32=0.70)
+    assert TAIL_P == pytest.approx(0.02275, abs=1e-4)
+    expected_in = math.sqrt(0.01 * 3.5**2 + 0.29 * 1.75**2) / MM_PER_IN
+    assert float(base_edge_sigma_in([faint], ["32"])[0]) == pytest.approx(expected_in)
+
+
+def test_a_cohesion_ruling_from_a_base_read_two_sizes_large_is_too_close_to_call_not_wrong() -> None:
+    # Truly 2.01" apart: out of cohesion in the true scene (exact positions). The photo read the second base
+    # 32 mm, so its edge stands 0.138" nearer (1.87"), its centre known to 0.02" and the first one's exactly.
+    assert _cohesion(_two_troops(2.01, 0.0, sigmas_in=(0.0, 0.0))) is Verdict.NO
+    read_32 = _two_troops(2.01, 0.0, second_read_mm=32.0, sigmas_in=(0.0, 0.02))
+    row = _p(s25=0.053, s28_5=0.185, s32=0.762)
+    rms_in = math.sqrt(0.053 * 3.5**2 + 0.185 * 1.75**2) / MM_PER_IN
+    read_32["models"][1]["base_sigma_in"] = rms_in
+    assert _cohesion(read_32) is Verdict.YES  # the root mean square alone: a wrong ruling
+    read_32["models"][1]["base_sigma_in"] = float(base_edge_sigma_in([row], ["32"])[0])
+    assert _cohesion(read_32) is Verdict.TOO_CLOSE
 
 
 def test_a_photo_analysed_gives_unsurely_read_bases_their_doubt_in_the_scene() -> None:

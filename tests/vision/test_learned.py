@@ -440,6 +440,33 @@ def test_a_turned_oval_yields_to_a_round_base_read_at_its_place() -> None:
     assert _one_per_base([turned, round_base, alone], [False] * 3) == [round_base, alone]
 
 
+def test_a_small_base_read_deep_inside_a_surer_base_is_dropped_but_a_touching_neighbour_read_large_stays() -> None:
+    """Two real bases never overlap. On path-traced 07701 and 07718 (docs/vision.md, session 52) a tall figure's
+    head was read as a 25 mm base, its centre 0.54-0.66 x the sum of the radii from its own 50 mm base's; the
+    head read less surely than the base. Two touching 40 mm bases, one read a size large (50 mm), stand at 0.89 x
+    that sum and both stay."""
+    from vision.detect_learned import INTO_SURER_BASE, _one_per_base
+
+    r25, r40, r50 = (base_semi_axes_in(size)[0] for size in ("25", "40", "50"))
+    big = (20.0, 40.0, r50, r50, 0.0, 0, "50", 0.78)
+    head = (20.0 + 0.657 * (r25 + r50), 40.0, r25, r25, 0.0, 0, "25", 0.45)
+    assert _one_per_base([head, big], [False] * 2) == [big]
+    # The head surer than its base would keep the head: the surer reading wins, whichever it is.
+    assert _one_per_base([(*head[:7], 0.9), big], [False] * 2) == [(*head[:7], 0.9)]
+    # Touching in truth, the less sure one read as 50 mm.
+    neighbour = (20.0 + 2 * r40, 10.0, r50, r50, 0.0, 0, "50", 0.3)
+    forty = (20.0, 10.0, r40, r40, 0.0, 0, "40", 0.9)
+    assert 2 * r40 / (r50 + r40) == pytest.approx(0.89, abs=0.005) and INTO_SURER_BASE < 0.89
+    assert _one_per_base([forty, neighbour], [False] * 2) == [forty, neighbour]
+    # A round base under a surer oval is the oval rule's to settle: there the round base wins (path-traced 07616,
+    # a 32 mm base 0.59" from a faint 60x35 oval read over it).
+    a60, b60 = base_semi_axes_in("60x35")
+    r32 = base_semi_axes_in("32")[0]
+    oval = (30.0, 10.0, a60, b60, 0.0, 0, "60x35", 0.62)
+    under = (30.0, 10.59, r32, r32, 0.0, 0, "32", 0.5)
+    assert _one_per_base([oval, under], [False] * 2) == [under]
+
+
 def test_only_new_markers_nearly_centred_on_a_found_base_are_dropped() -> None:
     from vision.detect_learned import MARKER_ON_BASE, _no_marker_on_a_base
 

@@ -370,3 +370,19 @@ def test_los_says_too_close_to_call_where_the_models_sigma_could_flip_it(
         assert data["pairs"][0]["verdict"] == verdict
         code, out, _ = run(capsys, "los", str(path), "r1m", "b1m")
         assert ("Too close to call" in out) is (verdict == "too_close"), out
+
+
+def test_analyze_without_an_empty_table_says_what_that_costs(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without the empty table the reference is the photo smoothed, so terrain that looks like a base from above
+    can be read as one (docs/vision.md, session 52: path-traced precision 98 % -> 95-96 %): analyze says so."""
+    from tablesight.cli import NO_EMPTY_NOTE
+
+    games = Path(__file__).resolve().parents[1] / "sample_images" / "games"
+    photo, empty, lens = (str(games / f) for f in ("focal-point-900.jpg", "focal-point-900.empty.jpg", "lens.json"))
+    code, out, _ = run(capsys, "analyze", photo, "--lens", lens, "--json")
+    assert code == 0 and NO_EMPTY_NOTE in json.loads(out)["notes"]
+    code, out, _ = run(capsys, "analyze", photo, "--lens", lens)
+    assert code == 0 and "read without an empty table (--empty" in out
+    code, out, _ = run(capsys, "analyze", photo, "--empty", empty, "--lens", lens, "--json")
+    assert code == 0 and NO_EMPTY_NOTE not in json.loads(out)["notes"]
+    assert json.loads(out)["scene"]["models"]  # the bases are found either way

@@ -371,7 +371,7 @@ class FocalPoint:
                     f"Every visible model of {t.unit.name} is beyond Ranged({range_in:g}); the closest model pair is {closest.describe()}."
                 ]
             measurements = (closest,)
-        cover = self._in_cover(scene, a, t, [c[1] for c in in_range]) if in_range else Verdict.NO
+        cover = self._in_cover(scene, [c[1] for c in in_range]) if in_range else Verdict.NO
         if in_range:
             reasons.append(
                 {
@@ -389,7 +389,7 @@ class FocalPoint:
             (a.unit.id, t.unit.id),
         )
 
-    def _in_cover(self, scene: Scene, a: Formation, t: Formation, pairs: list[tuple[str, str]]) -> Verdict:
+    def _in_cover(self, scene: Scene, pairs: list[tuple[str, str]]) -> Verdict:
         """Are these shots covered (a Cover piece between, or the target inside one)? Too close to call where
         the models' sigma could flip it (geometry/cover.py)."""
         return self._covered(list(self._shots_covered(scene, pairs).values()))
@@ -398,6 +398,8 @@ class FocalPoint:
     def _shots_covered(scene: Scene, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], Verdict]:
         """Each shot (attacker model, target model): is it covered?"""
         covers = [p for p in scene.terrain if p.kind == "cover"]
+        if not covers:
+            return dict.fromkeys(pairs, Verdict.NO)
         out = {}
         for am_id, tm_id in pairs:
             fa, ft = scene.footprints([scene.model(am_id)]), scene.footprints([scene.model(tm_id)])

@@ -558,15 +558,7 @@ def _one_per_base(rows: list[tuple[Any, ...]], faint: list[bool]) -> list[tuple[
     # An oval read only from a turned facing is a second guess: it yields to every other reading of its place.
     for k in sorted(range(len(rows)), key=lambda k: (TURNED_OVAL in rows[k][9:10], -float(rows[k][7]))):
         row = rows[k]
-        reach = [
-            (math.hypot(row[0] - o[0], row[1] - o[1]), row[3], o[3], faint[k] or not (_is_oval(row) or _is_oval(o)))
-            for o in kept
-            if o[5] == 0
-        ]
-        if row[5] == 0 and any(
-            d < BASE_OVERLAP * max(b, other_b) or (held and d < INTO_SURER_BASE * (b + other_b))
-            for d, b, other_b, held in reach
-        ):
+        if row[5] == 0 and any(_lies_on(row, o, faint[k]) for o in kept if o[5] == 0):
             continue
         kept.append(row)
     # An oval whose outline reaches into a round base kept, or into a surer oval, is dropped: the base refiner
@@ -576,6 +568,16 @@ def _one_per_base(rows: list[tuple[Any, ...]], faint: list[bool]) -> list[tuple[
         for k, row in enumerate(kept)
         if not (_is_oval(row) and _overlaps(row, [o for j, o in enumerate(kept) if not _is_oval(o) or j < k]))
     ]
+
+
+def _lies_on(row: tuple[Any, ...], surer: tuple[Any, ...], faint: bool) -> bool:
+    """Whether base ``row`` was read onto the surer base ``surer``: centred within BASE_OVERLAP of the larger short
+    semi-axis (one base read twice), or, ``faint`` or both round, reaching INTO_SURER_BASE into it."""
+    d, b, other_b = math.hypot(row[0] - surer[0], row[1] - surer[1]), row[3], surer[3]
+    if d < BASE_OVERLAP * max(b, other_b):
+        return True
+    held = faint or not (_is_oval(row) or _is_oval(surer))
+    return held and d < INTO_SURER_BASE * (b + other_b)
 
 
 def _is_oval(row: tuple[Any, ...]) -> bool:

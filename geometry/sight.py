@@ -28,6 +28,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,7 @@ OBSERVER_SAMPLES = 64
 TARGET_OUTLINE_SAMPLES = 32
 TARGET_AREA_SAMPLES = 64
 _PAIR_CHUNK = 48
+_CORRIDOR_SIDES = 16
 SIGHT_SIGMAS = DEFAULT_SIGMAS  # a sight verdict that moving the pieces this many sigma could flip is too close to call
 
 
@@ -71,6 +73,15 @@ class Obstacle:
     def grown(self, sign: float) -> Obstacle:
         """The piece grown (sign +1) or shrunk (-1) by ``SIGHT_SIGMAS`` of its sigma: where it may reach, or
         what of it is surely there."""
+        if sign not in self._grown:  # kept: one piece is an obstacle to many pairs' sight lines
+            self._grown[sign] = self._grown_uncached(sign)
+        return self._grown[sign]
+
+    @cached_property
+    def _grown(self) -> dict[float, Obstacle]:
+        return {}
+
+    def _grown_uncached(self, sign: float) -> Obstacle:
         margin = sign * SIGHT_SIGMAS * self.sigma_in
         if margin == 0:
             return self
@@ -139,7 +150,15 @@ class SightLines:
         self.max_obstacle_sigma_in = max((o.sigma_in for o in self.obstacles), default=0.0)
         polygons = [o.polygon for o in self.obstacles]
         self._tree = shapely.STRtree(polygons)
-        self._rings = [np.asarray(polygon.exterior.coords, dtype=np.float64) for polygon in polygons]
+        radius = [np.nan if o.disc is None else o.disc[2] for o in self.obstacles]
+        self._disc_radius = np.array(radius, dtype=np.float64)
+        centres = [(0.0, 0.0) if o.disc is None else o.disc[:2] for o in self.obstacles]
+        self._disc_centre = shapely.points(np.array(centres, dtype=np.float64).reshape(-1, 2))
+        # Outlines for the line-by-line test (discs are tested exactly, without one).
+        self._rings = [
+            None if o.disc is not None else np.asarray(o.polygon.exterior.coords, dtype=np.float64)
+            for o in self.obstacles
+        ]
         tu, tv, self._is_area = _target_samples(area_samples)
         if not self._is_area.any():
             self._is_area = ~self._is_area
@@ -216,7 +235,7 @@ class SightLines:
         if self.max_obstacle_sigma_in == 0:
             return self
         if sign not in self._envelopes:
-            self._envelopes[sign] = SightLines([o.grown(sign) for o in self.obstacles], self._area_count)
+            self._envelopes[sign] = type(self)([o.grown(sign) for o in self.obstacles], self._area_count)
         return self._envelopes[sign]
 
     def _check(
@@ -237,9 +256,8 @@ class SightLines:
 
         obs_pts = observers.points_at(ou, ov)  # (n, O, 2)
         tgt_pts = targets.points_at(self._tu, self._tv)  # (n, T, 2)
-        outline = targets.boundary_points(16)
-        corridors = shapely.convex_hull(shapely.multipoints(np.concatenate([obs_pts, outline], axis=1)))
-        pair_idx, obstacle_idx = self._tree.query(corridors, predicate="intersects")
+        corridors = _corridors(observers, targets)
+        pair_idx, obstacle_idx = self._crossing(corridors)
         if len(pair_idx) == 0:
             return results
 
@@ -248,7 +266,7 @@ class SightLines:
         blockers: list[set[str]] = [set() for _ in range(n)]
         # Opaque pieces first: they hide whole targets soonest, and once a target is
         # hidden an opaque piece in its corridor needs no line-by-line test (the
-        # corridor is the union of all sight lines, so the piece crosses some).
+        # corridor holds all sight lines, a hair wider, so the piece crosses some).
         order = sorted(np.unique(obstacle_idx), key=lambda k: self.obstacles[k].mode is SightMode.SEE_INTO)
         for k in order:
             obstacle = self.obstacles[k]
@@ -276,12 +294,25 @@ class SightLines:
             results[p] = Sight(bool(seen[p].any()), float(fraction[p]), tuple(sorted(blockers[p])))
         return results
 
+    def _crossing(self, corridors: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """(corridor, obstacle) index pairs that meet. Boxes first, then the exact test: a round base's as its
+        centre's distance (2x quicker than testing its polygon)."""
+        pair_idx, obstacle_idx = self._tree.query(corridors)
+        radius = self._disc_radius[obstacle_idx]
+        disc = ~np.isnan(radius)
+        meet = np.empty(len(pair_idx), dtype=bool)
+        meet[disc] = shapely.distance(corridors[pair_idx[disc]], self._disc_centre[obstacle_idx[disc]]) < radius[disc]
+        polygons = self._tree.geometries[obstacle_idx[~disc]]
+        meet[~disc] = shapely.intersects(corridors[pair_idx[~disc]], polygons)
+        return pair_idx[meet], obstacle_idx[meet]
+
     def _blocked_by(self, k: int, obs_pts: FloatArray, tgt_pts: FloatArray) -> npt.NDArray[np.bool_]:
         """(P, O, T) sight lines from observer points to target points blocked by obstacle k."""
         obstacle = self.obstacles[k]
         if obstacle.disc is not None:
             return _disc_blocks(obstacle.disc, obs_pts, tgt_pts)
         ring = self._rings[k]  # (V + 1, 2), closed
+        assert ring is not None
         p = obs_pts.astype(np.float32)  # (P, O, 2); float32 halves the memory traffic
         q = tgt_pts.astype(np.float32)  # (P, T, 2)
         # cross(q - p, v - p) = cross(q, v) - cross(q, p) - cross(p, v): only the
@@ -319,6 +350,18 @@ class SightLines:
         else:
             result = (crossings > 0) | inside_obs | inside_tgt
         return result
+
+
+def _corridors(observers: Footprints, targets: Footprints) -> npt.NDArray[np.object_]:
+    """Each pair's sight corridor: the convex hull of the two outlines' circumscribed polygons, so it holds every
+    sight line (a hair wider than their union). From 16-gons, not the sample points: 3x quicker to build."""
+    k = _CORRIDOR_SIDES
+    scale = 1.0 / math.cos(math.pi / k)
+    t = np.linspace(0.0, 2 * math.pi, k, endpoint=False)
+    u, v = scale * np.cos(t)[None, :], scale * np.sin(t)[None, :]
+    points = np.concatenate([observers.points_at(u, v), targets.points_at(u, v)], axis=1)
+    hulls: npt.NDArray[np.object_] = shapely.convex_hull(shapely.linestrings(points))
+    return hulls
 
 
 def _disc_blocks(disc: tuple[float, float, float], obs_pts: FloatArray, tgt_pts: FloatArray) -> npt.NDArray[np.bool_]:

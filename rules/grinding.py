@@ -173,18 +173,32 @@ class Grinding:
         return lines
 
     def _obstacles(self, scene: Scene, observer: Unit, target: Unit) -> list[Obstacle]:
-        obstacles = [Obstacle(t.id, t.shape, SIGHT_MODES[t.kind]) for t in scene.terrain if t.kind in SIGHT_MODES]
-        blockers = [m for m in scene.models if scene.player_of(m) != observer.player and m.unit != target.id]
-        if blockers:
-            fp = scene.footprints(blockers)
-            polygons = fp.polygons(32)
-            for k, m in enumerate(blockers):
-                sigma = float(fp.sigma_in[k])
-                if fp.is_round[k]:
-                    obstacles.append(Obstacle.round_base(f"troop:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
-                else:
-                    obstacles.append(Obstacle(f"troop:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
-        return obstacles
+        terrain, troops = self._all_obstacles(scene)
+        return terrain + [
+            troops[k]
+            for k, m in enumerate(scene.models)
+            if scene.player_of(m) != observer.player and m.unit != target.id
+        ]
+
+    def _all_obstacles(self, scene: Scene) -> tuple[list[Obstacle], list[Obstacle]]:
+        """The terrain that blocks sight, and every troop's base (in ``scene.models``' order), built once per scene:
+        each formation pair's sight lines take the enemy troops from it."""
+        self._table(scene)  # resets the caches when the scene changes
+        if "obstacles" not in self._cache:
+            terrain = [Obstacle(t.id, t.shape, SIGHT_MODES[t.kind]) for t in scene.terrain if t.kind in SIGHT_MODES]
+            troops = []
+            if scene.models:
+                fp = scene.footprints()
+                polygons = fp.polygons(32)
+                for k, m in enumerate(scene.models):
+                    sigma = float(fp.sigma_in[k])
+                    if fp.is_round[k]:
+                        troops.append(Obstacle.round_base(f"troop:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
+                    else:
+                        troops.append(Obstacle(f"troop:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
+            self._cache["obstacles"] = (terrain, troops)
+        cached: tuple[list[Obstacle], list[Obstacle]] = self._cache["obstacles"]
+        return cached
 
     def _pairs(
         self, scene: Scene, a: tuple[Model, ...], b: tuple[Model, ...], lines: SightLines

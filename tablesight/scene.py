@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -195,19 +195,35 @@ class Scene:
 
     # ---- looking things up --------------------------------------------------
     def model(self, model_id: str) -> Model:
-        for model in self.models:
-            if model.id == model_id:
-                return model
-        raise KeyError(f"no model {model_id!r} in {self.source}")
+        try:
+            return self._model_by_id[model_id]
+        except KeyError:
+            raise KeyError(f"no model {model_id!r} in {self.source}") from None
 
     def unit(self, unit_id: str) -> Unit:
-        for unit in self.units:
-            if unit.id == unit_id:
-                return unit
-        raise KeyError(f"no unit {unit_id!r} in {self.source}")
+        try:
+            return self._unit_by_id[unit_id]
+        except KeyError:
+            raise KeyError(f"no unit {unit_id!r} in {self.source}") from None
 
     def models_of(self, unit_id: str) -> tuple[Model, ...]:
-        return tuple(m for m in self.models if m.unit == unit_id)
+        return self._models_by_unit.get(unit_id, ())
+
+    # The rules ask these per model and per pair: indexed once (the scene never changes; ids are unique, _validate).
+    @cached_property
+    def _model_by_id(self) -> dict[str, Model]:
+        return {m.id: m for m in reversed(self.models)}  # the first of a (never validated) repeated id, as before
+
+    @cached_property
+    def _unit_by_id(self) -> dict[str, Unit]:
+        return {u.id: u for u in reversed(self.units)}
+
+    @cached_property
+    def _models_by_unit(self) -> dict[str, tuple[Model, ...]]:
+        grouped: dict[str, list[Model]] = {}
+        for m in self.models:
+            grouped.setdefault(m.unit, []).append(m)
+        return {unit: tuple(members) for unit, members in grouped.items()}
 
     def player_of(self, model: Model) -> str:
         return self.unit(model.unit).player

@@ -8,6 +8,7 @@ except when brute force itself sees less than 3% of the target.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -215,6 +216,56 @@ def test_many_pairs_in_one_call_match_one_by_one() -> None:
     assert together == alone
     with pytest.raises(ValueError, match="observers but"):
         lines.check(a, b[[0]])
+
+
+class _Uncorridored(SightLines):
+    """Every obstacle tested line by line against every pair: no corridor culling."""
+
+    def _crossing(self, corridors):  # type: ignore[no-untyped-def]
+        pairs, obstacles = np.meshgrid(np.arange(len(corridors)), np.arange(len(self.obstacles)), indexing="ij")
+        return pairs.ravel(), obstacles.ravel()
+
+
+def test_the_sight_corridor_never_leaves_out_a_piece_that_blocks_a_sight_line() -> None:
+    # The corridors (16-gon hulls) and the round bases' distance test only cull; the verdicts and the visible
+    # fractions must be the ones every obstacle tested line by line gives. Round bases and ovals, troops near the
+    # lines' ends and beside the corridor, measured (sigma) or not.
+    rng = np.random.default_rng(53)
+    bases = ["25", "32", "40", "60x35", "90x52"]
+    n = 60
+    a = Footprints.from_bases(
+        rng.uniform(0, 4, n), rng.uniform(0, 24, n), [str(rng.choice(bases)) for _ in range(n)], rng.uniform(0, 360, n)
+    )
+    b = Footprints.from_bases(
+        rng.uniform(8, 12, n), rng.uniform(0, 24, n), [str(rng.choice(bases)) for _ in range(n)], rng.uniform(0, 360, n)
+    )
+    a = replace(a, sigma_in=np.full(n, 0.02))  # measured observers: their envelopes are tested too
+    obstacles = [
+        Obstacle(f"w{k}", shapely.box(x, y, x + 0.6, y + 2.5), [SightMode.OPAQUE, SightMode.SEE_INTO][k % 2])
+        for k, (x, y) in enumerate(rng.uniform([4, 0], [7, 22], (4, 2)))
+    ]
+    for k, (x, y) in enumerate(rng.uniform([2, -1], [10, 25], (12, 2))):
+        obstacles.append(Obstacle.round_base(f"m{k}", x, y, rng.choice([0.49, 0.63, 0.79]), f"m{k}", 0.02))
+    for k in range(0, n, 3):  # a troop standing just beside an observer and a target, towards the other
+        for ends, name in ((a, "o"), (b, "t")):
+            ux, uy = b.x_in[k] - a.x_in[k], b.y_in[k] - a.y_in[k]
+            side = 1.0 if name == "o" else -1.0
+            turn = rng.uniform(-1.5, 1.5)
+            dx, dy = (
+                side * (ux * math.cos(turn) - uy * math.sin(turn)),
+                side * (ux * math.sin(turn) + uy * math.cos(turn)),
+            )
+            reach = float(ends.a_in[k]) + 0.25 + rng.uniform(0.0, 0.1)
+            x, y = ends.x_in[k] + reach * dx / math.hypot(dx, dy), ends.y_in[k] + reach * dy / math.hypot(dx, dy)
+            obstacles.append(Obstacle.round_base(f"{name}{k}", x, y, 0.24, f"{name}{k}", 0.02))
+    for quick in (True, False):
+        area = 0 if quick else 64
+        culled = SightLines(obstacles, area).check(a, b)
+        every = _Uncorridored(obstacles, area).check(a, b)
+        assert [(r.visible, r.visible_fraction, r.doubtful) for r in culled] == [
+            (r.visible, r.visible_fraction, r.doubtful) for r in every
+        ]
+        assert 5 < sum(r.visible for r in culled) < n - 5  # both kinds of verdict were tested
 
 
 def test_quick_mode_agrees_on_visible_or_not() -> None:

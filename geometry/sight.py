@@ -42,6 +42,8 @@ TARGET_OUTLINE_SAMPLES = 32
 TARGET_AREA_SAMPLES = 64
 _PAIR_CHUNK = 48
 _CORRIDOR_SIDES = 16
+_EDGE_BLOCK_ELEMENTS = 1 << 16
+_EDGE_BLOCK_MIN, _EDGE_BLOCK_MAX = 4, 16
 SIGHT_SIGMAS = DEFAULT_SIGMAS  # a sight verdict that moving the pieces this many sigma could flip is too close to call
 
 
@@ -114,9 +116,12 @@ class Sight:
 def envelopes(fp: Footprints) -> tuple[Footprints, Footprints]:
     """Each base shrunk and grown by ``SIGHT_SIGMAS`` of its own sigma (module docstring): what of it is surely
     there, and where it may reach. Both are placed exactly (sigma 0): their doubt is spent."""
-    margin = SIGHT_SIGMAS * fp.sigma_in
-    exact = replace(fp, sigma_in=np.zeros_like(fp.sigma_in))
-    return exact.grown(-margin), exact.grown(margin)
+    return envelope(fp, -1.0), envelope(fp, 1.0)
+
+
+def envelope(fp: Footprints, sign: float) -> Footprints:
+    """One of ``envelopes``: each base shrunk (sign -1) or grown (+1) by ``SIGHT_SIGMAS`` of its sigma."""
+    return replace(fp.grown(sign * SIGHT_SIGMAS * fp.sigma_in), sigma_in=np.zeros_like(fp.sigma_in))
 
 
 def _area_samples(count: int) -> tuple[FloatArray, FloatArray]:
@@ -216,14 +221,15 @@ class SightLines:
             if not len(idx):
                 continue
             # Surely visible: the shrunk bases see each other past grown blockers; surely hidden: the other way.
-            envelope = self._envelope(1.0 if grow == 0 else -1.0)
-            again = envelope._check(
-                envelopes(observers[idx])[grow],
-                envelopes(targets[idx])[grow],
+            lines = self._envelope(1.0 if grow == 0 else -1.0)
+            bases = -1.0 if grow == 0 else 1.0
+            again = lines._check(
+                envelope(observers[idx], bases),
+                envelope(targets[idx], bases),
                 None if observer_ids is None else [observer_ids[int(k)] for k in idx],
                 None if target_ids is None else [target_ids[int(k)] for k in idx],
-                envelope._ou,
-                envelope._ov,
+                lines._ou,
+                lines._ov,
             )
             for k, r in zip(idx, again, strict=True):
                 if r.visible != seen[k]:
@@ -317,28 +323,25 @@ class SightLines:
         q = tgt_pts.astype(np.float32)  # (P, T, 2)
         # cross(q - p, v - p) = cross(q, v) - cross(q, p) - cross(p, v): only the
         # first term needs all of (P, O, T), and it comes from small factors.
-        q_cross_p = q[:, None, :, 0] * p[:, :, None, 1] - q[:, None, :, 1] * p[:, :, None, 0]  # (P, O, T)
-        p_x, p_y = p[:, :, None, 0], p[:, :, None, 1]
-        q_x, q_y = q[:, None, :, 0], q[:, None, :, 1]
-
-        def vertex_side(v: FloatArray) -> npt.NDArray[np.bool_]:
-            """Which side of each sight line the vertex v lies on (half-open: > 0)."""
-            vx, vy = np.float32(v[0]), np.float32(v[1])
-            q_v = q_x * vy - q_y * vx  # (P, 1, T)
-            p_v = p_x * vy - p_y * vx  # (P, O, 1)
-            out: npt.NDArray[np.bool_] = (q_v - q_cross_p) > p_v
-            return out
-
-        crossings = np.zeros(q_cross_p.shape, dtype=np.int8)
-        side_start = vertex_side(ring[0])
-        for v0, v1 in zip(ring[:-1], ring[1:], strict=True):
-            side_end = vertex_side(v1)
-            ex, ey = v1 - v0
+        q_cross_p = q[None, :, None, :, 0] * p[None, :, :, None, 1] - q[None, :, None, :, 1] * p[None, :, :, None, 0]
+        p_x, p_y = p[None, :, :, None, 0], p[None, :, :, None, 1]  # (1, P, O, 1)
+        q_x, q_y = q[None, :, None, :, 0], q[None, :, None, :, 1]  # (1, P, 1, T)
+        crossings = np.zeros(q_cross_p.shape[1:], dtype=np.int8)
+        # Several edges as one array, edges first (numpy's cost per call, not the arithmetic, sets the time on
+        # the few sight lines of "visible or not"); as many as fit a small budget of memory.
+        block = int(np.clip(_EDGE_BLOCK_ELEMENTS // max(crossings.size, 1), _EDGE_BLOCK_MIN, _EDGE_BLOCK_MAX))
+        for first in range(0, len(ring) - 1, block):
+            v = ring[first : first + block + 1].astype(np.float32)  # (E + 1, 2): the block's edges' ends
+            vx, vy = v[:, 0, None, None, None], v[:, 1, None, None, None]
+            # Which side of each sight line each vertex lies on (half-open: > 0).
+            side = (q_x * vy - q_y * vx - q_cross_p) > (p_x * vy - p_y * vx)  # (E + 1, P, O, T)
+            v0 = ring[first : first + block + 1][:-1, :, None, None, None]  # float64, (E, 2, 1, 1, 1)
+            edge = np.diff(ring[first : first + block + 1], axis=0)[:, :, None, None, None]
+            ex, ey = edge[:, 0], edge[:, 1]
             # Sign of cross(edge, point - v0) for both ends of each sight line.
-            p_sign = np.sign(ex * (p_y - v0[1]) - ey * (p_x - v0[0])).astype(np.int8)  # (P, O, 1)
-            q_sign = np.sign(ex * (q_y - v0[1]) - ey * (q_x - v0[0])).astype(np.int8)  # (P, 1, T)
-            crossings += (side_start != side_end) & ((p_sign * q_sign) < 0)
-            side_start = side_end
+            p_sign = np.sign(ex * (p_y - v0[:, 1]) - ey * (p_x - v0[:, 0])).astype(np.int8)  # (E, P, O, 1)
+            q_sign = np.sign(ex * (q_y - v0[:, 1]) - ey * (q_x - v0[:, 0])).astype(np.int8)  # (E, P, 1, T)
+            crossings += ((side[:-1] != side[1:]) & ((p_sign * q_sign) < 0)).sum(axis=0, dtype=np.int8)
 
         polygon = obstacle.polygon
         inside_obs = shapely.contains_xy(polygon, obs_pts[..., 0], obs_pts[..., 1])[:, :, None]

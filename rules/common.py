@@ -90,7 +90,7 @@ def models_to_polygon_in(scene: Scene, models: tuple[Model, ...], polygon: Any) 
 def last_event(scene: Scene, unit_id: str, kinds: tuple[str, ...]) -> dict[str, Any] | None:
     """The unit's latest ``history`` event of one of these kinds (e.g. its last move)."""
     found = None
-    for event in scene.to_dict().get("history", []):
+    for event in scene.extra("history", []):
         if event.get("unit") == unit_id and event.get("event") in kinds:
             found = event
     return found

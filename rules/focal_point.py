@@ -534,7 +534,7 @@ class FocalPoint:
     def _controller(self, scene: Scene, objective_id: str) -> str | None:
         obj = objective_or_error(scene, objective_id)
         controller: str | None = obj.controlled_by
-        for event in scene.to_dict().get("history", []):
+        for event in scene.extra("history", []):
             if event.get("event") == "claim" and event.get("objective") == objective_id:
                 controller = unit_or_error(scene, str(event.get("unit"))).player
         return controller
@@ -742,7 +742,7 @@ class FocalPoint:
         for unit in scene.units:
             if scene.models_of(unit.id):
                 out.append(self.resolve(scene, unit.id))
-        for event in scene.to_dict().get("history", []):
+        for event in scene.extra("history", []):
             if event.get("event") == "move" and event.get("unit") in {u.id for u in living}:
                 out.append(self.move_ok(scene, str(event["unit"])))
         return out

@@ -152,14 +152,14 @@ SCENARIOS: dict[str, Spec] = {
 
 
 def scenario_of(scene: Scene) -> Spec:
-    name = scene.to_dict().get("scenario", {}).get("name", "war-of-control")
+    name = scene.extra("scenario", {}).get("name", "war-of-control")
     if name not in SCENARIOS:
         raise QuestionError(f"{scene.source}: unknown scenario {name!r} (known: {', '.join(SCENARIOS)})")
     return SCENARIOS[name]
 
 
 def deployment_zones(scene: Scene) -> dict[str, shapely.Polygon]:
-    scenario = scene.to_dict().get("scenario", {})
+    scenario = scene.extra("scenario", {})
     if scenario.get("deployment_zones"):
         return {p: shapely.Polygon(poly) for p, poly in scenario["deployment_zones"].items()}
     players = [p.id for p in scene.players]

@@ -634,7 +634,7 @@ class Grinding:
         in a Manoeuvres phase; captured markers stay the attacker's; the second only after the first."""
         obj = objective_or_error(scene, objective_id)
         players = [p.id for p in scene.players]
-        attacker = scene.to_dict().get("scenario", {}).get("attacker", players[0] if players else "")
+        attacker = scene.extra("scenario", {}).get("attacker", players[0] if players else "")
         defender = next((p for p in players if p != attacker), "")
         rule = f"{GAME} > Break Through > Break the Line"
         if obj.controlled_by == attacker:
@@ -700,7 +700,7 @@ class Grinding:
                 if self._blitzkrieg(scene, p):
                     now[p] += 1
                     evidence.append(f"Blitzkrieg: {p} has a formation in the enemy deployment zone: 1 TP.")
-        totals = dict(scene.to_dict().get("tactical_points", {}))
+        totals = dict(scene.extra("tactical_points", {}))
         vp = {p: int(totals.get(p, 0)) + now[p] for p in players}
         top = max(vp.values()) if vp else 0
         leaders = [p for p, v in vp.items() if v == top]
@@ -1062,7 +1062,7 @@ class Grinding:
     def _break_through_marker(self, scene: Scene, obj: Any, marker: Footprints) -> list[Comparison]:
         """First marker in the defender's zone (First Defence Line) at least 10" from neutral territory;
         second in the Second Defence Line at least 10" from the First."""
-        attacker = scene.to_dict().get("scenario", {}).get("attacker", scene.players[0].id if scene.players else "")
+        attacker = scene.extra("scenario", {}).get("attacker", scene.players[0].id if scene.players else "")
         zones = self.deployment_zones(scene)
         first = next(z for p, z in zones.items() if p != attacker)
         second = ga_scenarios.second_defence_line(scene)

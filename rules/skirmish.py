@@ -194,7 +194,7 @@ class Skirmish:
 
     def activation_order(self, scene: Scene) -> dict[str, Any]:
         """The turn's activation plan: tiers from fastest, alternating within a tier."""
-        first = scene.to_dict().get("first_player") or (scene.players[0].id if scene.players else None)
+        first = scene.extra("first_player") or (scene.players[0].id if scene.players else None)
         players = [p.id for p in scene.players] or sorted({u.player for u in scene.units})
         if first not in players:
             raise QuestionError(f"{scene.source}: first_player {first!r} is not a player")

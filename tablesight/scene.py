@@ -175,6 +175,11 @@ class Scene:
         spec = self._raw.get("table", {}).get("hex")
         return dict(spec) if isinstance(spec, Mapping) and spec else None
 
+    def extra(self, key: str, default: Any = None) -> Any:
+        """A copy of one top-level entry of the scene file (``scenario``, ``history``...), or ``default``: the rules
+        ask for these per question, and copying the whole scene (``to_dict``) for one entry was most of the cost."""
+        return copy.deepcopy(self._raw[key]) if key in self._raw else default
+
     def dumps(self) -> str:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 

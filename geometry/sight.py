@@ -8,7 +8,7 @@ Lines from the outline suffice for the observer: a clear line from an interior
 point leaves the base through its outline and stays clear from there.
 
 Only terrain that crosses the pair's sight corridor (the convex hull of both
-footprints) is tested; pairs with none are fully visible at once.
+footprints, a hair wider) is tested; pairs with none are fully visible at once.
 
 Terrain is 2-D here (footprints seen from above); which pieces block, and how,
 is the caller's (the game rules') decision, expressed as a ``SightMode``.

@@ -186,7 +186,10 @@ def _split_washed_out(
             low, high = order[:k], order[k:]
             spread = np.sqrt((low.var() * len(low) + high.var() * len(high)) / len(order)) + 1e-9
             gap = high.mean() - low.mean()
-            if gap >= SPLIT_MIN_DE and gap >= SPLIT_GAP_SPREADS * spread:
+            # The bases left to ``p`` must not be few in turn: a split that would hand over all but one odd base
+            # (a figure's paint) swaps the players instead of mending them (session 53, fresh table 52011).
+            kept_many = len(low) > SPLIT_FEW_SHARE * len(owner)
+            if gap >= SPLIT_MIN_DE and gap >= SPLIT_GAP_SPREADS * spread and kept_many:
                 owner[mine[t >= high.min()]] = q
                 break
     return owner

@@ -155,6 +155,25 @@ def test_a_player_left_one_clear_base_still_gets_the_washed_out_ones() -> None:
     assert assign_teams(np.median(both, axis=1), players, both) == balanced
 
 
+def test_a_player_with_few_bases_does_not_take_all_but_one_of_the_others() -> None:
+    """Fresh table 52011 (purple and red rims on a dark mat, 44"x60" at 1080p): the colours put 12 bases with
+    purple and 2 with red, rightly. Red holding 15 % or less, purple's bases were split in two groups along
+    the way from purple to red; one purple base read bluer (its figure's paint) stood alone at one end, and
+    the other 11 went to red: 11 of 14 players wrong. A split must leave the player it splits more than a few
+    bases, or it swaps the players instead of mending them."""
+    players = {"red": "#a028a0", "blue": "#c82828"}
+    purple_seen, red_seen = np.array([110.0, 40.0, 105.0]), np.array([45.0, 45.0, 150.0])  # BGR, dim
+    odd = np.array([150.0, 30.0, 80.0])  # a purple base read bluer still
+    rng = np.random.default_rng(11)
+    samples = []
+    for colour in [odd] + [purple_seen] * 11 + [red_seen] * 2:
+        rim = (rng.random(144) < 0.35)[:, None]
+        mat = np.array([60.0, 55.0, 60.0]) + rng.normal(0, 6, (144, 3))
+        samples.append(np.clip(np.where(rim, colour + rng.normal(0, 4, (144, 3)), mat), 0, 255))
+    rims = np.array(samples)
+    assert assign_teams(np.median(rims, axis=1), players, rims) == ["red"] * 12 + ["blue"] * 2
+
+
 def test_moving_one_model_changes_only_that_model_in_the_photo() -> None:
     """Scripted games re-render one seeded table with models moved: nothing else may change."""
     before = render_table(11, "focal-point", hard="none")

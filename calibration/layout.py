@@ -58,6 +58,18 @@ class Layout:
     def by_id(self) -> dict[int, MarkerPlacement]:
         return {m.id: m for m in self.markers}
 
+    def on_marker(self, x_in: npt.ArrayLike, y_in: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+        """Which points lie on a calibration marker's printed square. No objective marker is put down there: it
+        would hide the square the camera is calibrated by."""
+        x, y = np.atleast_1d(np.asarray(x_in, np.float64)), np.atleast_1d(np.asarray(y_in, np.float64))
+        on = np.zeros(x.shape, dtype=bool)
+        for m in self.markers:
+            a = math.radians(m.rotation_deg)
+            u = (x - m.x_in) * math.cos(a) + (y - m.y_in) * math.sin(a)
+            v = -(x - m.x_in) * math.sin(a) + (y - m.y_in) * math.cos(a)
+            on |= (np.abs(u) <= m.size_in / 2) & (np.abs(v) <= m.size_in / 2)
+        return on
+
     def to_json(self) -> dict[str, Any]:
         return {
             "table": {"width_in": self.width_in, "depth_in": self.depth_in},

@@ -49,7 +49,9 @@ class ClassicalDetector:
     def prepare(self, empty: Image, frame: TableFrame) -> Reference:
         """Set-up, once per calibration: the empty table rectified, and the objective markers on it."""
         ref = frame.rectify(empty, self.px_per_in)
-        return Reference(ref, self._objectives(ref))
+        objectives = self._objectives(ref)
+        # None on a calibration marker: a printed square part hidden can read as a disc.
+        return Reference(ref, objectives[~frame.layout.on_marker(objectives.x_in, objectives.y_in)])
 
     def detect(
         self, photo: Image, reference: Reference, frame: TableFrame

@@ -41,7 +41,7 @@ from rules.dice import Dist
 from rules.grinding_odds import Situation, Target, Weapon, attack_odds
 from rules.profiles import profile_for
 from rules.ruling import Ruling
-from rules.table_facts import sight_doubt, sight_verdict
+from rules.table_facts import base_obstacles, sight_doubt, sight_verdict
 from tablesight.scene import Model, Scene, Unit
 
 GAME = "Grinding-Annihilation"
@@ -186,17 +186,7 @@ class Grinding:
         self._table(scene)  # resets the caches when the scene changes
         if "obstacles" not in self._cache:
             terrain = [Obstacle(t.id, t.shape, SIGHT_MODES[t.kind]) for t in scene.terrain if t.kind in SIGHT_MODES]
-            troops = []
-            if scene.models:
-                fp = scene.footprints()
-                polygons = fp.polygons(32)
-                for k, m in enumerate(scene.models):
-                    sigma = float(fp.sigma_in[k])
-                    if fp.is_round[k]:
-                        troops.append(Obstacle.round_base(f"troop:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
-                    else:
-                        troops.append(Obstacle(f"troop:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
-            self._cache["obstacles"] = (terrain, troops)
+            self._cache["obstacles"] = (terrain, base_obstacles(scene, "troop"))
         cached: tuple[list[Obstacle], list[Obstacle]] = self._cache["obstacles"]
         return cached
 

@@ -121,16 +121,26 @@ def sight_lines(scene: Scene, profile: GameProfile, models_block: bool = False) 
         mode = profile.sight_mode(piece.kind, piece.traits)
         if mode is not None:
             obstacles.append(Obstacle(piece.id, piece.shape, mode))
-    if models_block and scene.models:
-        fp = scene.footprints()
-        polygons = fp.polygons(32)
-        for k, m in enumerate(scene.models):
-            sigma = float(fp.sigma_in[k])
-            if fp.is_round[k]:
-                obstacles.append(Obstacle.round_base(f"model:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
-            else:
-                obstacles.append(Obstacle(f"model:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
+    if models_block:
+        obstacles += base_obstacles(scene, "model")
     return SightLines(obstacles)
+
+
+def base_obstacles(scene: Scene, prefix: str) -> list[Obstacle]:
+    """Every model's base as an obstacle to sight, in ``scene.models``' order (``prefix:id``; round ones as exact
+    discs), carrying its sigma; never an obstacle to its own sight lines."""
+    if not scene.models:
+        return []
+    fp = scene.footprints()
+    polygons = fp.polygons(32)
+    out = []
+    for k, m in enumerate(scene.models):
+        sigma = float(fp.sigma_in[k])
+        if fp.is_round[k]:
+            out.append(Obstacle.round_base(f"{prefix}:{m.id}", m.x, m.y, float(fp.a_in[k]), m.id, sigma))
+        else:
+            out.append(Obstacle(f"{prefix}:{m.id}", polygons[k], owner=m.id, sigma_in=sigma))
+    return out
 
 
 def sight_doubt(visible: bool) -> str:

@@ -125,3 +125,23 @@ def test_schema_is_a_versioned_json_schema() -> None:
     assert schema["$schema"].startswith("https://json-schema.org/draft/2020-12")
     assert schema["properties"]["format"]["const"] == "tablesight-scene/1"
     assert json.dumps(schema)  # serialisable
+
+
+def test_lookups_and_extra_entries_answer_as_the_scene_file_says(spec_example: dict[str, Any]) -> None:
+    # The rules ask these per model and pair, so they are indexed once; an entry handed out is a copy.
+    data = {**spec_example, "scenario": {"name": "war-of-control", "attacker": "red"}}
+    scene = Scene.from_dict(data)
+    for unit in scene.units:
+        assert scene.models_of(unit.id) == tuple(m for m in scene.models if m.unit == unit.id)
+        assert scene.unit(unit.id) is unit
+    for model in scene.models:
+        assert scene.model(model.id) is model
+    assert scene.models_of("no-such-unit") == ()
+    with pytest.raises(KeyError, match="no model 'ghost'"):
+        scene.model("ghost")
+    with pytest.raises(KeyError, match="no unit 'ghost'"):
+        scene.unit("ghost")
+    scenario = scene.extra("scenario")
+    scenario["attacker"] = "blue"
+    assert scene.extra("scenario") == {"name": "war-of-control", "attacker": "red"}
+    assert scene.extra("history", []) == [] and scene.extra("first_player") is None

@@ -331,12 +331,11 @@ class SightLines:
         # the few sight lines of "visible or not"); as many as fit a small budget of memory.
         block = int(np.clip(_EDGE_BLOCK_ELEMENTS // max(crossings.size, 1), _EDGE_BLOCK_MIN, _EDGE_BLOCK_MAX))
         for first in range(0, len(ring) - 1, block):
-            v = ring[first : first + block + 1].astype(np.float32)  # (E + 1, 2): the block's edges' ends
-            vx, vy = v[:, 0, None, None, None], v[:, 1, None, None, None]
+            ends = ring[first : first + block + 1, :, None, None, None]  # (E + 1, 2, 1, 1, 1): the block's vertices
+            vx, vy = ends[:, 0].astype(np.float32), ends[:, 1].astype(np.float32)
             # Which side of each sight line each vertex lies on (half-open: > 0).
             side = (q_x * vy - q_y * vx - q_cross_p) > (p_x * vy - p_y * vx)  # (E + 1, P, O, T)
-            v0 = ring[first : first + block + 1][:-1, :, None, None, None]  # float64, (E, 2, 1, 1, 1)
-            edge = np.diff(ring[first : first + block + 1], axis=0)[:, :, None, None, None]
+            v0, edge = ends[:-1], np.diff(ends, axis=0)  # float64, (E, 2, 1, 1, 1)
             ex, ey = edge[:, 0], edge[:, 1]
             # Sign of cross(edge, point - v0) for both ends of each sight line.
             p_sign = np.sign(ex * (p_y - v0[:, 1]) - ey * (p_x - v0[:, 0])).astype(np.int8)  # (E, P, O, 1)

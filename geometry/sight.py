@@ -217,12 +217,12 @@ class SightLines:
         if not (observers.sigma_in.any() or targets.sigma_in.any() or self.max_obstacle_sigma_in > 0):
             return results
         seen = np.array([r.visible for r in results], dtype=bool)
-        for grow, idx in ((0, np.flatnonzero(seen)), (1, np.flatnonzero(~seen))):
+        # Surely visible: the shrunk bases (sign -1) see each other past grown blockers; surely hidden: the
+        # grown bases (+1) still do not, past shrunk blockers.
+        for bases, idx in ((-1.0, np.flatnonzero(seen)), (1.0, np.flatnonzero(~seen))):
             if not len(idx):
                 continue
-            # Surely visible: the shrunk bases see each other past grown blockers; surely hidden: the other way.
-            lines = self._envelope(1.0 if grow == 0 else -1.0)
-            bases = -1.0 if grow == 0 else 1.0
+            lines = self._envelope(-bases)
             again = lines._check(
                 envelope(observers[idx], bases),
                 envelope(targets[idx], bases),

@@ -40,6 +40,12 @@ class Reference:
     rectified: Image
     objectives: Detections
 
+    @classmethod
+    def set_up(cls, rectified: Image, objectives: Detections, frame: TableFrame) -> Reference:
+        """The set-up's reference, less any marker found centred on a calibration marker: no objective is put down
+        there, and a printed square part hidden by terrain can read as a disc (fresh table 53022)."""
+        return cls(rectified, objectives[~frame.layout.on_marker(objectives.x_in, objectives.y_in)])
+
 
 @dataclass(frozen=True)
 class ClassicalDetector:
@@ -49,9 +55,7 @@ class ClassicalDetector:
     def prepare(self, empty: Image, frame: TableFrame) -> Reference:
         """Set-up, once per calibration: the empty table rectified, and the objective markers on it."""
         ref = frame.rectify(empty, self.px_per_in)
-        objectives = self._objectives(ref)
-        # None on a calibration marker: a printed square part hidden can read as a disc.
-        return Reference(ref, objectives[~frame.layout.on_marker(objectives.x_in, objectives.y_in)])
+        return Reference.set_up(ref, self._objectives(ref), frame)
 
     def detect(
         self, photo: Image, reference: Reference, frame: TableFrame

@@ -205,15 +205,14 @@ class LearnedDetector:
         Markers are put down before the models, so they are read here, where no figure, hand or base
         hides them; each photo then carries them (``detect``)."""
         boxes, cls, score = self.boxes(frame.rectify(empty, DETECT_PX_PER_IN), self.setup_threshold)
-        measured = [
+        rows = [
             self._measure(empty, None, frame, "objective", centre_in, size_in, s)
             for name, centre_in, size_in, s in _proposals(boxes, cls, score)
             if name == "objective" and s >= SETUP_MARKER_SCORE and _marker_sized(size_in)
         ]
-        # None on a calibration marker: a printed square part hidden by terrain can read as a disc.
-        rows = [r for r in measured if r is not None and not frame.layout.on_marker(r[0], r[1])[0]]
-        rows = [(*r[:9], f"{r[9]}, reference", *r[10:]) for r in rows]  # measured with nothing over them
-        return Reference(frame.rectify(empty, self.px_per_in), _detections(rows))
+        # measured with nothing over them
+        rows = [(*r[:9], f"{r[9]}, reference", *r[10:]) for r in rows if r is not None]
+        return Reference.set_up(frame.rectify(empty, self.px_per_in), _detections(rows), frame)
 
     # ---- the network ---------------------------------------------------------------------
     def boxes(

@@ -157,6 +157,7 @@ class SightLines:
         self._tree = shapely.STRtree(polygons)
         radius = [np.nan if o.disc is None else o.disc[2] for o in self.obstacles]
         self._disc_radius = np.array(radius, dtype=np.float64)
+        self._see_into = np.array([o.mode is SightMode.SEE_INTO for o in self.obstacles], dtype=bool)
         centres = [(0.0, 0.0) if o.disc is None else o.disc[:2] for o in self.obstacles]
         self._disc_centre = shapely.points(np.array(centres, dtype=np.float64).reshape(-1, 2))
         # Outlines for the line-by-line test (discs are tested exactly, without one).
@@ -230,6 +231,7 @@ class SightLines:
                 None if target_ids is None else [target_ids[int(k)] for k in idx],
                 lines._ou,
                 lines._ov,
+                visible_only=True,
             )
             for k, r in zip(idx, again, strict=True):
                 if r.visible != seen[k]:
@@ -252,7 +254,10 @@ class SightLines:
         target_ids: Sequence[str] | None,
         ou: FloatArray,
         ov: FloatArray,
+        visible_only: bool = False,
     ) -> list[Sight]:
+        """``visible_only``: only ``visible`` is wanted (the envelope checks), so a pair once hidden is tested
+        against nothing more, and blockers are not gathered."""
         n = len(observers)
         obs_ids = list(observer_ids) if observer_ids is not None else [""] * n
         tgt_ids = list(target_ids) if target_ids is not None else [""] * n
@@ -273,7 +278,8 @@ class SightLines:
         # Opaque pieces first: they hide whole targets soonest, and once a target is
         # hidden an opaque piece in its corridor needs no line-by-line test (the
         # corridor holds all sight lines, a hair wider, so the piece crosses some).
-        order = sorted(np.unique(obstacle_idx), key=lambda k: self.obstacles[k].mode is SightMode.SEE_INTO)
+        crossed = np.unique(obstacle_idx)
+        order = crossed[np.argsort(self._see_into[crossed], kind="stable")]
         for k in order:
             obstacle = self.obstacles[k]
             pairs = pair_idx[obstacle_idx == k]
@@ -282,7 +288,9 @@ class SightLines:
             if obstacle.mode is SightMode.OPAQUE_UNLESS_INSIDE and len(pairs):
                 observer_polys = observers[pairs].polygons(32)
                 pairs = pairs[~shapely.intersects(observer_polys, obstacle.polygon)]
-            if obstacle.mode is not SightMode.SEE_INTO:
+            if visible_only:
+                pairs = pairs[~hidden[pairs]]
+            elif obstacle.mode is not SightMode.SEE_INTO:
                 for p in pairs[hidden[pairs]]:
                     blockers[p].add(obstacle.id)
                 pairs = pairs[~hidden[pairs]]
@@ -291,6 +299,8 @@ class SightLines:
                 hit = self._blocked_by(k, obs_pts[chunk], tgt_pts[chunk])
                 blocked[chunk] |= hit
                 hidden[chunk] = blocked[chunk].all(axis=(1, 2))
+                if visible_only:
+                    continue
                 for p in chunk[hit.any(axis=(1, 2))]:
                     blockers[p].add(obstacle.id)
 

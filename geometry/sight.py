@@ -208,13 +208,17 @@ class SightLines:
         targets: Footprints,
         observer_ids: Sequence[str] | None = None,
         target_ids: Sequence[str] | None = None,
+        with_blockers: bool = True,
     ) -> list[Sight]:
         """Sight from observers[k] to targets[k] for each k (the two sets are paired), each marked doubtful
-        where moving the pieces within their sigma could flip it (module docstring)."""
+        where moving the pieces within their sigma could flip it (module docstring). ``with_blockers=False``
+        leaves ``blocked_by`` empty, for callers that ask only what is seen (quicker on hidden targets)."""
         n = len(observers)
         if len(targets) != n:
             raise ValueError(f"{n} observers but {len(targets)} targets")
-        results = self._check(observers, targets, observer_ids, target_ids, self._ou, self._ov)
+        results = self._check(
+            observers, targets, observer_ids, target_ids, self._ou, self._ov, visible_only=not with_blockers
+        )
         if not (observers.sigma_in.any() or targets.sigma_in.any() or self.max_obstacle_sigma_in > 0):
             return results
         seen = np.array([r.visible for r in results], dtype=bool)
@@ -256,8 +260,8 @@ class SightLines:
         ov: FloatArray,
         visible_only: bool = False,
     ) -> list[Sight]:
-        """``visible_only``: only ``visible`` is wanted (the envelope checks), so a pair once hidden is tested
-        against nothing more, and blockers are not gathered."""
+        """``visible_only``: ``blocked_by`` is not wanted (the envelope checks, and callers that ask only what is
+        seen), so a pair once hidden is tested against nothing more, and blockers are not gathered."""
         n = len(observers)
         obs_ids = list(observer_ids) if observer_ids is not None else [""] * n
         tgt_ids = list(target_ids) if target_ids is not None else [""] * n

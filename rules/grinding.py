@@ -428,6 +428,7 @@ class Grinding:
                 scene.footprints([bt[y] for _, _, y in chunk]),
                 [at[x].id for _, x, _ in chunk],
                 [bt[y].id for _, _, y in chunk],
+                with_blockers=False,  # only whether it is seen is ruled on
             )
             for (value, x, y), result in zip(chunk, seen, strict=True):
                 if not (result.visible or result.doubtful):
@@ -547,7 +548,7 @@ class Grinding:
         need = 0.5 if has_keyword(target, "Vehicle") else 1.0
 
         def hidden(obs: Footprints, tgt: Footprints) -> bool:
-            return any(s.visible_fraction < need for s in lines.check(obs, tgt))
+            return any(s.visible_fraction < need for s in lines.check(obs, tgt, with_blockers=False))
 
         if not (observers.sigma_in.any() or targets.sigma_in.any()):
             return Verdict.YES if hidden(observers, targets) else Verdict.NO

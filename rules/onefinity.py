@@ -247,7 +247,7 @@ class Onefinity:
             )
             for k, fp in enumerate(pair)
         ]
-        seen = self._lines(scene).check(moved[0], moved[1], [am.id] * n, [bm.id] * n)
+        seen = self._lines(scene).check(moved[0], moved[1], [am.id] * n, [bm.id] * n, with_blockers=False)
         return float(max(abs(s.visible_fraction - fraction) for s in seen))
 
     def can_see(self, scene: Scene, a_id: str, b_id: str) -> Ruling:

@@ -226,11 +226,9 @@ class _Uncorridored(SightLines):
         return pairs.ravel(), obstacles.ravel()
 
 
-def test_the_sight_corridor_never_leaves_out_a_piece_that_blocks_a_sight_line() -> None:
-    # The corridors (16-gon hulls) and the round bases' distance test only cull; the verdicts and the visible
-    # fractions must be the ones every obstacle tested line by line gives. Round bases and ovals, troops near the
-    # lines' ends and beside the corridor, measured (sigma) or not.
-    rng = np.random.default_rng(53)
+def _crowded_pairs(rng: np.random.Generator) -> tuple[Footprints, Footprints, list[Obstacle]]:
+    """60 observer-target pairs across walls, woods and troops, some standing just beside the pairs' ends; the
+    observers measured (sigma 0.02"), so their envelopes are tested too."""
     bases = ["25", "32", "40", "60x35", "90x52"]
     n = 60
     a = Footprints.from_bases(
@@ -239,7 +237,7 @@ def test_the_sight_corridor_never_leaves_out_a_piece_that_blocks_a_sight_line() 
     b = Footprints.from_bases(
         rng.uniform(8, 12, n), rng.uniform(0, 24, n), [str(rng.choice(bases)) for _ in range(n)], rng.uniform(0, 360, n)
     )
-    a = replace(a, sigma_in=np.full(n, 0.02))  # measured observers: their envelopes are tested too
+    a = replace(a, sigma_in=np.full(n, 0.02))
     obstacles = [
         Obstacle(f"w{k}", shapely.box(x, y, x + 0.6, y + 2.5), [SightMode.OPAQUE, SightMode.SEE_INTO][k % 2])
         for k, (x, y) in enumerate(rng.uniform([4, 0], [7, 22], (4, 2)))
@@ -258,6 +256,15 @@ def test_the_sight_corridor_never_leaves_out_a_piece_that_blocks_a_sight_line() 
             reach = float(ends.a_in[k]) + 0.25 + rng.uniform(0.0, 0.1)
             x, y = ends.x_in[k] + reach * dx / math.hypot(dx, dy), ends.y_in[k] + reach * dy / math.hypot(dx, dy)
             obstacles.append(Obstacle.round_base(f"{name}{k}", x, y, 0.24, f"{name}{k}", 0.02))
+    return a, b, obstacles
+
+
+def test_the_sight_corridor_never_leaves_out_a_piece_that_blocks_a_sight_line() -> None:
+    # The corridors (16-gon hulls) and the round bases' distance test only cull; the verdicts and the visible
+    # fractions must be the ones every obstacle tested line by line gives. Round bases and ovals, troops near the
+    # lines' ends and beside the corridor, measured (sigma) or not.
+    a, b, obstacles = _crowded_pairs(np.random.default_rng(53))
+    n = len(a)
     for quick in (True, False):
         area = 0 if quick else 64
         culled = SightLines(obstacles, area).check(a, b)
@@ -266,6 +273,31 @@ def test_the_sight_corridor_never_leaves_out_a_piece_that_blocks_a_sight_line() 
             (r.visible, r.visible_fraction, r.doubtful) for r in every
         ]
         assert 5 < sum(r.visible for r in culled) < n - 5  # both kinds of verdict were tested
+
+
+class _EveryPairToTheEnd(SightLines):
+    """Every pair tested against every obstacle in its corridor and its blockers gathered, even once hidden (the
+    envelope checks included)."""
+
+    def _check(self, *args, visible_only=False):  # type: ignore[no-untyped-def]
+        return super()._check(*args)
+
+
+def test_sight_asked_only_what_is_seen_rules_as_sight_asked_in_full() -> None:
+    # The envelope checks (too close to call) and ``with_blockers=False`` stop testing a pair once it is hidden:
+    # verdicts, visible fractions and doubts must be the ones a pair tested to the end gets.
+    for seed in (53, 54):
+        a, b, obstacles = _crowded_pairs(np.random.default_rng(seed))
+        for area in (0, 64):
+            full = _EveryPairToTheEnd(obstacles, area).check(a, b)
+            for with_blockers in (True, False):
+                quick = SightLines(obstacles, area).check(a, b, with_blockers=with_blockers)
+                assert [(r.visible, r.visible_fraction, r.doubtful) for r in quick] == [
+                    (r.visible, r.visible_fraction, r.doubtful) for r in full
+                ]
+                assert [r.blocked_by for r in quick] == [r.blocked_by if with_blockers else () for r in full]
+            assert 0 < sum(r.doubtful for r in full) < len(a)  # both kinds of envelope check were met
+            assert any(not r.visible and r.blocked_by for r in full)
 
 
 def test_quick_mode_agrees_on_visible_or_not() -> None:

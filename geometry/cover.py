@@ -49,6 +49,18 @@ def within_verdict(target: Footprints, polygon: shapely.Polygon) -> Verdict:
     return _three_way(_within(big, polygon), _within(small, polygon))
 
 
+def touching_verdict(target: Footprints, polygon: shapely.Polygon) -> Verdict:
+    """Does ``target[0]``'s base touch or overlap the piece: too close to call where its sigma could flip it.
+    The one relation that needs no shooter, so a rule that asks only this skips the corridor's geometry."""
+    if target.sigma_in[0] == 0:
+        return _three_way(*(2 * [bool(polygon_distance_in(target, polygon)[0] <= EXACT_TOLERANCE_IN)]))
+    small, big = envelopes(target)
+    return _three_way(
+        bool(polygon_distance_in(small, polygon)[0] <= EXACT_TOLERANCE_IN),
+        bool(polygon_distance_in(big, polygon)[0] <= EXACT_TOLERANCE_IN),
+    )
+
+
 def _within(target: Footprints, polygon: shapely.Polygon) -> bool:
     outline = target.boundary_points(_OUTLINE_SAMPLES)[0]
     inside = shapely.contains_xy(polygon, outline[:, 0], outline[:, 1]) | (
@@ -82,10 +94,7 @@ def cover_relation(shooter: Footprints, target: Footprints, polygon: shapely.Pol
                 surely_gap.intersection(polygon).area > _MIN_AREA_IN2,
                 maybe_gap.intersection(polygon).area > _MIN_AREA_IN2,
             ),
-            _three_way(
-                polygon_distance_in(small_t, polygon)[0] <= EXACT_TOLERANCE_IN,
-                polygon_distance_in(big_t, polygon)[0] <= EXACT_TOLERANCE_IN,
-            ),
+            touching_verdict(target, polygon),
             within_verdict(target, polygon),
         ]
     return CoverRelation(between, touching, within, distance_in, *verdicts)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from geometry.cover import cover_relation
+from geometry.cover import cover_relation, touching_verdict
 from geometry.hexgrid import HexGrid, hex_distance
 from geometry.measure import Comparison, Verdict, combine_all
 from geometry.sight import SIGHT_SIGMAS
@@ -308,10 +308,11 @@ class Onefinity:
         for piece in scene.terrain:
             if piece.kind == "open" or piece.height_in <= 0:
                 continue
-            relation = cover_relation(scene.footprints([am]), fp, piece.shape)
-            contact = relation.touching_verdict
             if self.options.cover_rule == "facing":
-                contact = combine_all([contact, relation.between_verdict])
+                relation = cover_relation(scene.footprints([am]), fp, piece.shape)
+                contact = combine_all([relation.touching_verdict, relation.between_verdict])
+            else:  # contact alone: no need for the corridor between the two
+                contact = touching_verdict(fp, piece.shape)
             if contact is Verdict.YES:
                 touching.append(piece.id)
             elif contact is Verdict.TOO_CLOSE:

@@ -10,7 +10,7 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geometry.cover import cover_relation
+from geometry.cover import cover_relation, touching_verdict
 from geometry.hexgrid import HexGrid, hex_distance
 from geometry.paths import shortest_path
 from geometry.shapes import Footprints
@@ -180,6 +180,8 @@ def test_contact_with_a_piece_closer_than_two_sigma_is_too_close_to_call(
     target = measured(5.5 + 0.63 + gap_in, 0, sigma_in)
     relation = cover_relation(measured(0, 0, sigma_in), target, shapely.box(5, -2, 5.5, 2))
     assert relation.touching_verdict.value == touching
+    # Asked alone (Onefinity's cover asks only contact), without the shooter: the same verdict.
+    assert touching_verdict(target, shapely.box(5, -2, 5.5, 2)) is relation.touching_verdict
     assert relation.within_verdict.value == within
     assert relation.touching is (gap_in <= 0)
 
@@ -223,6 +225,7 @@ def test_a_cover_relation_that_is_not_too_close_to_call_holds_wherever_the_bases
             piece = shapely.box(x0, y0, x0 + rng.uniform(1.2, 2), y0 + rng.uniform(1.2, 2))
             tx, ty = piece.centroid.x + rng.uniform(-0.2, 0.2), piece.centroid.y + rng.uniform(-0.2, 0.2)
         sure = cover_relation(measured(sx, sy, sigma_in), measured(tx, ty, sigma_in), piece)
+        assert touching_verdict(measured(tx, ty, sigma_in), piece) is sure.touching_verdict
         for _ in range(6):
             d = rng.normal(size=(2, 2))
             d *= rng.uniform(0, 2 * sigma_in, (2, 1)) / np.linalg.norm(d, axis=1, keepdims=True)

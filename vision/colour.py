@@ -65,3 +65,25 @@ def describe_alike(pair: dict[str, Any]) -> str:
         f"players {first} and {second} have colours only {pair['delta_e']} apart (Lab): the camera may give their "
         "bases to the wrong player - confirm the teams, or tell the colours apart more"
     )
+
+
+# A webcam's exposure and white balance drift from the set-up's as models and hands come into view and the room's
+# light changes. Every GAIN_GRID_PX-th pixel of the top-down view is plenty for a median, and quick (~1 ms).
+GAIN_GRID_PX = 3
+GAIN_LIMITS = (0.6, 1.6)  # beyond these the photo is not the same table in another light: left as it is
+GAIN_MIN_PIXELS = 500
+GAIN_DARK_BGR = 20  # pixels this dark on the empty table say little about a ratio (sensor noise)
+
+
+def colour_gain(photo_top: npt.NDArray[np.uint8], empty_top: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """(3,) how much brighter each channel (BGR) of the photo's top-down view is than the empty table's, both of
+    the whole table (any scales). The median ratio over the table: most of it still shows what the empty table
+    did, so the pieces on it move the median little. Ones where too little of it can tell."""
+    h, w = photo_top.shape[:2]
+    size = (max(1, w // GAIN_GRID_PX), max(1, h // GAIN_GRID_PX))
+    seen = cv2.resize(photo_top, size, interpolation=cv2.INTER_NEAREST).reshape(-1, 3).astype(np.float64)
+    empty = cv2.resize(empty_top, size, interpolation=cv2.INTER_NEAREST).reshape(-1, 3).astype(np.float64)
+    usable = (empty > GAIN_DARK_BGR).all(axis=1) & (seen > 5).all(axis=1) & (seen < 250).all(axis=1)
+    if usable.sum() < GAIN_MIN_PIXELS:
+        return np.ones(3)
+    return np.clip(np.median(seen[usable] / empty[usable], axis=0), *GAIN_LIMITS)

@@ -13,6 +13,7 @@ from calibration.table_frame import CalibrationError
 from geometry.shapes import MM_PER_IN
 from tablesight.scene import Scene
 from vision.analyze import ROW_GAP_IN, analyze, assign_teams, make_detector, reading_order
+from vision.colour import colour_gain
 from vision.detections import RIM_SAMPLE_ANGLES
 from vision.evaluate import _match, analyze_rendered, yolo_labels
 from vision.synth.table import RenderedTable, render_table
@@ -301,3 +302,43 @@ def test_an_ovals_rim_samples_follow_its_facing() -> None:
 
     assert on_rim(facing_deg) == 1.0
     assert on_rim(facing_deg + 90.0) < 0.3
+
+
+def test_the_colour_gain_between_the_set_up_and_a_photo_is_read_past_the_pieces_on_the_table() -> None:
+    """A webcam's exposure and white balance drift from the set-up's: the photo's light against the empty
+    table's, channel by channel, read over the whole table though a third of it is covered by new pieces."""
+    rng = np.random.default_rng(54)
+    empty = np.clip(rng.normal(110, 25, (300, 400, 3)), 0, 255).astype(np.uint8)
+    gain = np.array([0.88, 1.0, 1.12])
+    photo = np.clip(empty * gain, 0, 255).astype(np.uint8)
+    for _ in range(40):  # bases and figures: colours of their own on a third of the table
+        x, y = rng.integers(0, 370), rng.integers(0, 270)
+        photo[y : y + 30, x : x + 30] = rng.integers(0, 256, 3)
+    assert np.allclose(colour_gain(photo, empty), gain, atol=0.02)
+    assert np.allclose(colour_gain(empty, empty), 1.0)
+    assert np.array_equal(colour_gain(np.zeros_like(empty), empty), np.ones(3))  # nothing to tell by: no change
+
+
+def _as_jpeg(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """As a webcam's frame comes, and as rendered sets are kept on disk: JPEG at quality 92."""
+    _, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    decoded: npt.NDArray[np.uint8] = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+    return decoded
+
+
+def test_a_photo_in_a_warmer_light_than_the_set_up_keeps_its_players() -> None:
+    """Tuning table 6233 (Grinding-Annihilation, 25 bases) photographed 12 % warmer than its empty table (blue
+    x0.88, red x1.12, as a webcam's white balance drifts): the thin rims blur into the mat, whose colour the team
+    step takes from the empty table. Judged against the empty table's light, two bases went to the other player;
+    against the photo's (``colour_gain``), none."""
+    table = render_table(6233, "grinding-annihilation")
+    warm = np.clip(_as_jpeg(table.image).astype(np.float64) * [0.88, 1.0, 1.12], 0, 255).astype(np.uint8)
+    warm_table = RenderedTable(**{**table.__dict__, "image": _as_jpeg(warm), "empty": _as_jpeg(table.empty)})
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    result = analyze_rendered(warm_table, lens, make_detector("learned"))
+    player = {u["id"]: u["player"] for u in table.scene["units"]}
+    found_player = {u["id"]: u["player"] for u in result.scene["units"]}
+    truth, found = table.scene["models"], result.scene["models"]
+    pairs = _match(truth, found, lambda m: 0.5)
+    assert len(pairs) >= 24
+    assert [truth[i]["id"] for i, j, _ in pairs if player[truth[i]["unit"]] != found_player[found[j]["unit"]]] == []

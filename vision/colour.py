@@ -70,7 +70,7 @@ def describe_alike(pair: dict[str, Any]) -> str:
 # A webcam's exposure and white balance drift from the set-up's as models and hands come into view and the room's
 # light changes. Every GAIN_GRID_PX-th pixel of the top-down view is plenty for a median, and quick (~1 ms).
 GAIN_GRID_PX = 3
-GAIN_LIMITS = (0.6, 1.6)  # beyond these the photo is not the same table in another light: left as it is
+GAIN_LIMITS = (0.6, 1.6)  # held within these: a gain beyond them is hardly the same table in another light
 GAIN_MIN_PIXELS = 500
 GAIN_DARK_BGR = 20  # pixels this dark on the empty table say little about a ratio (sensor noise)
 

@@ -262,9 +262,11 @@ def analyze(
     detections, det_times, top = detector.detect(photo, reference, frame)
     times.update(det_times)
     start = time.perf_counter()
+    # The webcam's exposure and white balance drift from the set-up's: the photo's light against the empty table's.
+    gain = colour_gain(top, reference.rectified)
     # What covers the table that no piece found accounts for (a hand): pieces under it cannot be seen. Only
     # against a real empty table: one smoothed from the photo has the hand in it too.
-    covered = [] if estimated else covered_regions(top, reference.rectified, frame, detections)
+    covered = [] if estimated else covered_regions(top, reference.rectified, frame, detections, gain)
     times["covered_ms"] = (time.perf_counter() - start) * 1e3
     hexes: dict[str, Any] = {}  # the mat's grid, and where it came from, in a game played in hexes
     if game in HEX_GAMES:
@@ -276,10 +278,9 @@ def analyze(
     bases = detections[detections.kind == 0]
     markers = detections[detections.kind == 1]
     x, y, z = ground_positions(bases.x_in, bases.y_in, frame, terrain or [])
-    # The empty table's colours beside each rim, brought into the photo's light: the webcam's exposure and white
-    # balance drift from the set-up's (held-out photos tinted 12 % warm: team 97.8 -> 99.1 %; docs/vision.md,
-    # session 54).
-    mat_bgr = bases.mat_sample_bgr * colour_gain(top, reference.rectified)
+    # The empty table's colours beside each rim, brought into the photo's light (held-out photos tinted 12 % warm:
+    # team 97.8 -> 99.1 %; docs/vision.md, session 54).
+    mat_bgr = bases.mat_sample_bgr * gain
     teams, colour_distances = team_evidence(bases.colour_bgr, players or {}, bases.rim_sample_bgr, mat_bgr)
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams, bases.size_p)

@@ -216,9 +216,7 @@ class SightLines:
         n = len(observers)
         if len(targets) != n:
             raise ValueError(f"{n} observers but {len(targets)} targets")
-        results = self._check(
-            observers, targets, observer_ids, target_ids, self._ou, self._ov, visible_only=not with_blockers
-        )
+        results = self._check(observers, targets, observer_ids, target_ids, self._ou, self._ov, with_blockers)
         if not (observers.sigma_in.any() or targets.sigma_in.any() or self.max_obstacle_sigma_in > 0):
             return results
         seen = np.array([r.visible for r in results], dtype=bool)
@@ -235,7 +233,7 @@ class SightLines:
                 None if target_ids is None else [target_ids[int(k)] for k in idx],
                 lines._ou,
                 lines._ov,
-                visible_only=True,
+                with_blockers=False,  # only ``visible`` is compared
             )
             for k, r in zip(idx, again, strict=True):
                 if r.visible != seen[k]:
@@ -258,10 +256,10 @@ class SightLines:
         target_ids: Sequence[str] | None,
         ou: FloatArray,
         ov: FloatArray,
-        visible_only: bool = False,
+        with_blockers: bool = True,
     ) -> list[Sight]:
-        """``visible_only``: ``blocked_by`` is not wanted (the envelope checks, and callers that ask only what is
-        seen), so a pair once hidden is tested against nothing more, and blockers are not gathered."""
+        """Without blockers (the envelope checks, and callers that ask only what is seen) a pair once hidden is
+        tested against nothing more."""
         n = len(observers)
         obs_ids = list(observer_ids) if observer_ids is not None else [""] * n
         tgt_ids = list(target_ids) if target_ids is not None else [""] * n
@@ -292,7 +290,7 @@ class SightLines:
             if obstacle.mode is SightMode.OPAQUE_UNLESS_INSIDE and len(pairs):
                 observer_polys = observers[pairs].polygons(32)
                 pairs = pairs[~shapely.intersects(observer_polys, obstacle.polygon)]
-            if visible_only:
+            if not with_blockers:
                 pairs = pairs[~hidden[pairs]]
             elif obstacle.mode is not SightMode.SEE_INTO:
                 for p in pairs[hidden[pairs]]:
@@ -303,7 +301,7 @@ class SightLines:
                 hit = self._blocked_by(k, obs_pts[chunk], tgt_pts[chunk])
                 blocked[chunk] |= hit
                 hidden[chunk] = blocked[chunk].all(axis=(1, 2))
-                if visible_only:
+                if not with_blockers:
                     continue
                 for p in chunk[hit.any(axis=(1, 2))]:
                     blockers[p].add(obstacle.id)

@@ -279,7 +279,7 @@ class _EveryPairToTheEnd(SightLines):
     """Every pair tested against every obstacle in its corridor and its blockers gathered, even once hidden (the
     envelope checks included)."""
 
-    def _check(self, *args, visible_only=False):  # type: ignore[no-untyped-def]
+    def _check(self, *args, with_blockers=True):  # type: ignore[no-untyped-def]
         return super()._check(*args)
 
 

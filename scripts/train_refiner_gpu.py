@@ -86,13 +86,23 @@ def _lens_task(table_dir: str, seed: int) -> str:
 
 
 def _table_task(
-    table_dir: str, seed: int, game: str, figures: str, sample_seed: int, rims: str = "palette"
+    table_dir: str, seed: int, game: str, figures: str, sample_seed: int, rims: str = "palette", worse: bool = False
 ) -> dict[str, Any]:
     from vision.evaluate import render_one
-    from vision.training.refiner import table_samples
 
     photo = render_one(Path(table_dir), seed, game, figures=figures, rims=rims)
-    return table_samples(str(photo)[: -len(".jpg")], str(Path(table_dir) / "lens.json"), sample_seed)
+    return _cut(str(photo)[: -len(".jpg")], str(Path(table_dir) / "lens.json"), sample_seed, worse)
+
+
+def _cut(stem: str, lens_path: str, seed: int, worse: bool) -> dict[str, Any]:
+    """One table's samples; ``worse``: and its samples again from the photo a worse camera takes (--worse-camera)."""
+    from vision.training.refiner import table_samples
+
+    part = table_samples(stem, lens_path, seed)
+    if not worse:
+        return part
+    again = table_samples(stem, lens_path, seed + 5_000_011, worse=True)
+    return {key: np.concatenate([part[key], again[key]]) for key in part}
 
 
 def _look_tag(figures: str, rims: str) -> str:
@@ -108,11 +118,13 @@ def render_and_cut(
     new_only: bool = False,
     near_mat: bool = False,
     first_table: int = 0,
+    worse: bool = False,
 ) -> tuple[list[Path], list[dict[str, Any]]]:
     """Render tables and cut samples until ``deadline`` (time.time()); one .npz of samples per set.
     ``new_only``: the new sets alone (to go on training the shipped refiner on tables it has not seen);
     ``near_mat``: with NEAR_MAT_SETS too; ``first_table``: start each set at this table (a set's tables below it
-    were rendered by an earlier run: session 38's refiner was trained on tables 0-71 of every set)."""
+    were rendered by an earlier run: session 38's refiner was trained on tables 0-71 of every set); ``worse``: each
+    table cut again from the photo as a worse camera takes it (vision/training/refiner.py: worse_camera)."""
     palette = EXTRA_SETS if new_only else (*REFINER_SETS, *EXTRA_SETS)
     sets = [(s, f, "palette") for f in FIGURES for s in palette]
     if near_mat:
@@ -123,7 +135,11 @@ def render_and_cut(
         for index, ((seed, tables, games), drawn, rims) in enumerate(sets):
             if k < tables:
                 tasks.append(
-                    (index, k, (str(dirs[index]), seed + k, games[k % len(games)], drawn, index * 1_000_003 + k, rims))
+                    (
+                        index,
+                        k,
+                        (str(dirs[index]), seed + k, games[k % len(games)], drawn, index * 1_000_003 + k, rims, worse),
+                    )
                 )
     results: dict[int, dict[int, dict[str, Any]]] = {i: {} for i in range(len(sets))}
     with ProcessPoolExecutor(workers, initializer=_quiet_worker) as pool:
@@ -176,6 +192,7 @@ def render_and_cut(
                 "rims": rims,
                 "tables": len(ks),
                 "contiguous": ks == list(range(ks[0], ks[0] + len(ks))),
+                "worse_camera": worse,
                 "samples": len(merged["is_base"]),
                 "positives": int(merged["is_base"].sum()),
             }
@@ -183,13 +200,12 @@ def render_and_cut(
     return parts, described
 
 
-def _photoreal_task(stem: str, lens_path: str, copies: int, seed: int) -> dict[str, Any]:
-    """One path-traced table's samples: every crop once, and each base's jittered crops ``copies`` - 1 more times."""
-    from vision.training.refiner import table_samples
-
+def _photoreal_task(stem: str, lens_path: str, copies: int, seed: int, worse: bool = False) -> dict[str, Any]:
+    """One path-traced table's samples: every crop once, and each base's jittered crops ``copies`` - 1 more times
+    (``worse``: each time from the photo as it is and as a worse camera takes it)."""
     parts = []
     for c in range(copies):
-        part = table_samples(stem, lens_path, seed + 7_000_003 * c)
+        part = _cut(stem, lens_path, seed + 7_000_003 * c, worse)
         if c:  # the copies: the bases' crops with other jitters, not the negatives again
             keep = part["is_base"] > 0.5
             part = {key: value[keep] for key, value in part.items()}
@@ -198,14 +214,14 @@ def _photoreal_task(stem: str, lens_path: str, copies: int, seed: int) -> dict[s
 
 
 def cut_photoreal(
-    directories: list[Path], out: Path, copies: int, workers: int
+    directories: list[Path], out: Path, copies: int, workers: int, worse: bool = False
 ) -> tuple[list[Path], list[dict[str, Any]]]:
     """Samples from the path-traced tables in ``directories`` (each with its lens.json), one .npz for them all."""
     jobs = []
     for d in directories:
         for k, photo in enumerate(sorted(d.glob("*[0-9].jpg"))):
             if photo.with_suffix(".truth.json").exists():
-                jobs.append((str(photo)[: -len(".jpg")], str(d / "lens.json"), copies, 8_000_003 + k))
+                jobs.append((str(photo)[: -len(".jpg")], str(d / "lens.json"), copies, 8_000_003 + k, worse))
     if not jobs:
         raise SystemExit(f"--photoreal: no rendered tables in {', '.join(map(str, directories))}")
     with ProcessPoolExecutor(workers, initializer=_quiet_worker) as pool:
@@ -219,6 +235,7 @@ def cut_photoreal(
         "photoreal": [str(d) for d in directories],
         "tables": len(jobs),
         "copies": copies,
+        "worse_camera": worse,
         "samples": len(merged["is_base"]),
         "positives": int(merged["is_base"].sum()),
     }
@@ -271,6 +288,11 @@ def main() -> int:
     parser.add_argument("--photoreal-copies", type=int, default=3, help="crops of each path-traced base")
     parser.add_argument("--photoreal-weight", type=int, default=2, help="how many times those samples count")
     parser.add_argument(
+        "--worse-camera",
+        action="store_true",
+        help="cut every table again from its photo as a worse camera takes it (JPEG, defocus, noise, small sensor)",
+    )
+    parser.add_argument(
         "--reuse", action="store_true", help="train on the samples an earlier call left in --work (no rendering)"
     )
     args = parser.parse_args()
@@ -292,11 +314,22 @@ def main() -> int:
         parts, described = [Path(part) for part in earlier["parts"]], earlier["sets"]
     else:
         parts, described = render_and_cut(
-            work, start + args.render_s, args.workers, log, args.new_sets_only, args.near_mat, args.first_table
+            work,
+            start + args.render_s,
+            args.workers,
+            log,
+            args.new_sets_only,
+            args.near_mat,
+            args.first_table,
+            args.worse_camera,
         )
         if args.photoreal:
             more, about = cut_photoreal(
-                [Path(d) for d in args.photoreal.split(",")], work, args.photoreal_copies, args.workers
+                [Path(d) for d in args.photoreal.split(",")],
+                work,
+                args.photoreal_copies,
+                args.workers,
+                args.worse_camera,
             )
             parts += more * args.photoreal_weight
             described += about * args.photoreal_weight

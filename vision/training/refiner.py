@@ -51,14 +51,39 @@ def visible_centres_in(scene: dict[str, Any], frame: TableFrame) -> npt.NDArray[
     return out
 
 
-def table_samples(stem: str, lens_path: str, seed: int) -> dict[str, npt.NDArray[Any]]:
-    """Crops and labels from one rendered table (``stem``.jpg, .empty.jpg, .truth.json)."""
+def table_samples(stem: str, lens_path: str, seed: int, worse: bool = False) -> dict[str, npt.NDArray[Any]]:
+    """Crops and labels from one rendered table (``stem``.jpg, .empty.jpg, .truth.json); ``worse``: from the
+    photo as a worse camera would take it (worse_camera), the labels still measured through the clean set-up."""
     truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
     photo = cv2.imread(stem + ".jpg")
     empty = cv2.imread(stem + ".empty.jpg")
     lens = LensModel.load(lens_path) if Path(lens_path).is_file() else None
     frame = calibrate(empty, Layout.from_json(truth["layout"]), lens)
+    if worse:
+        photo = worse_camera(photo, np.random.default_rng(seed + 1))
     return photo_samples(photo, frame, truth["scene"], seed)
+
+
+def worse_camera(photo: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArray[np.uint8]:
+    """``photo`` as a cheaper or worse-set camera takes it than the renderer's (blur 0.3-0.9 px, JPEG 82-95,
+    noise 2): one or two of a strong JPEG (quality 35-75, a phone streaming as a webcam), defocus (blur
+    0.8-1.8 px), sensor noise in a dim room (sigma 4-10) and a smaller sensor scaled up (0.5-0.8)."""
+    out = photo
+    kinds = rng.choice(4, size=int(rng.integers(1, 3)), replace=False)
+    for kind in kinds:
+        if kind == 1:
+            out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.8, 1.8)))
+        elif kind == 2:
+            noisy = out.astype(np.float32) + rng.normal(0.0, rng.uniform(4.0, 10.0), out.shape).astype(np.float32)
+            out = np.clip(noisy, 0, 255).astype(np.uint8)
+        elif kind == 3:
+            h, w = out.shape[:2]
+            f = float(rng.uniform(0.5, 0.8))
+            small = cv2.resize(out, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+            out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    quality = int(rng.integers(35, 76)) if 0 in kinds else 90  # always saved again, as a camera's stream is
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
 
 
 def photo_samples(

@@ -13,6 +13,9 @@ Run on session 34's lent H200 (docs/detector.md); on a CPU it runs too, slowly (
 ``--photoreal-copies`` times (other jitters), the whole counted ``--photoreal-weight`` times: the look nearest
 to real photos, where the flat-trained refiner reads sizes a step small (docs/vision.md, session 41). Render
 them on this machine first and carry them (the path tracer is slow); keep the evaluation's seeds out.
+
+``--worse-camera``: every table (flat and path-traced) cut a second time from its photo as a worse camera takes it
+(``vision.training.refiner.worse_camera``: strong JPEG, defocus, noise, a small sensor; docs/detector.md, session 55).
 """
 
 from __future__ import annotations

@@ -296,3 +296,28 @@ def test_train_terrain_segmenter_export_and_run(tmp_path: Path) -> None:
         outline = segmenter.outline_px(patch)  # an untrained network: any outline, or none, inside the patch
         h_px, w_px = patch.image.shape[:2]
         assert outline is None or outline.within(shapely.box(0, 0, w_px, h_px).buffer(1))
+
+
+def test_a_worse_cameras_photo_keeps_the_tables_labels() -> None:
+    """The refiner's samples from a worse camera (--worse-camera, docs/detector.md session 55): the photo is
+    changed, seeded, and each base's crops keep the size and offset that the truth gives them."""
+    from vision.refiner import ROUND_SIZES
+    from vision.training.refiner import JITTERS_PER_BASE, photo_samples, worse_camera
+
+    table = render_table(6_201, "focal-point")
+    frame = calibrate(table.empty, table.layout, webcam_lens(100_000))
+    worse = [worse_camera(table.image, np.random.default_rng(seed)) for seed in (1, 1, 2)]
+    assert np.array_equal(worse[0], worse[1]) and not np.array_equal(worse[0], worse[2])
+    for photo in worse:
+        assert photo.shape == table.image.shape and photo.dtype == np.uint8
+        assert 0.5 < float(np.abs(photo.astype(np.int16) - table.image).mean()) < 30.0
+    clean, seen_worse = (
+        photo_samples(table.image, frame, table.scene, 5),
+        photo_samples(worse[0], frame, table.scene, 5),
+    )
+    # each round base's crops come first, labelled from the truth: the same whatever the camera
+    first = JITTERS_PER_BASE * sum(m["base"] in ROUND_SIZES for m in table.scene["models"])
+    assert first > 0 and (clean["is_base"][:first] == 1).all()
+    for key in ("is_base", "size", "offset"):
+        assert np.array_equal(clean[key][:first], seen_worse[key][:first])
+    assert not np.array_equal(clean["crops"][:first], seen_worse["crops"][:first])

@@ -41,6 +41,7 @@ from vision.detect_classical import MARKER_RADIUS_IN, OBJECTIVE_MM, ClassicalDet
 from vision.detections import RIM_SAMPLES, Detections, seen_share
 from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
+from vision.photo_noise import for_networks
 from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER, BaseRefiner, Refined, size_reader_for
 
 Image = npt.NDArray[np.uint8]
@@ -274,10 +275,13 @@ class LearnedDetector:
         """Bases and objective markers in table inches; timings; the top-down view the model saw."""
         times = {}
         start = time.perf_counter()
+        # A noisy photo is smoothed for the networks (vision/photo_noise.py); colours are still read from the photo.
+        network_photo = for_networks(photo)
         top = frame.rectify(photo, DETECT_PX_PER_IN)
+        network_top = top if network_photo is photo else frame.rectify(network_photo, DETECT_PX_PER_IN)
         times["rectify_ms"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
-        boxes, cls, score = self.boxes(top)
+        boxes, cls, score = self.boxes(network_top)
         times["network_ms"] = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
         known = reference.objectives if reference is not None else Detections.empty()
@@ -304,7 +308,7 @@ class LearnedDetector:
                 # a base there, the marker goes (_no_marker_on_a_base).
                 proposals.append(("round", centre_in, size_in, s))
                 asked.add(len(proposals) - 1)
-        refined = self._refine(photo, frame, [p[1] for p in proposals if p[0] == "round"])
+        refined = self._refine(network_photo, frame, [p[1] for p in proposals if p[0] == "round"])
         rows, faint, k = [], [], 0
         for index, (name, centre_in, size_in, s) in enumerate(proposals):
             seen, rescued = None, False

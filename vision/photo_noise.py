@@ -1,7 +1,7 @@
 """A noisy photo (a dim room, a cheap sensor) smoothed a little before the networks see it.
 
 The networks were trained on photos with the renderer's sensor noise (sigma about 2, then JPEG), which
-reads 0.25-0.75 here. At sigma 8 the refiner turned away 2.6 % of the held-out bases the detector had boxed,
+reads 0.25-1.0 here. At sigma 8 the refiner turned away 2.6 % of the held-out bases the detector had boxed,
 and named sizes a step off; a 0.7 px blur first gives back nearly all of it (docs/vision.md, session 55).
 Photos that read as clean are left exactly as they are.
 """
@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
 
-NOISY_SIGMA = 2.0  # noise_sigma above this: smoothed (rendered and clean photos read 0.25-0.75, sigma 8 about 5.4)
+NOISY_SIGMA = 2.0  # noise_sigma above this: smoothed (rendered photos read 0.25-1.0, sigma 8 about 5.4)
 SMOOTH_PX = 0.7  # the blur then (chosen on tuning 6200-6259 at sigma 8 among 0.5, 0.7, 1.0, 1.4)
 _LAPLACE_3X3 = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
 _SAMPLE_STEP = 3  # the median over every third row and column: the same reading, several times quicker

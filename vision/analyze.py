@@ -16,6 +16,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import BASE_HEIGHT_IN
+from vision.camera_quality import camera_quality, describe_camera
 from vision.centre_sigma import centre_sigma_in
 from vision.colour import alike_players, bgr_to_lab, colour_gain, describe_alike, hex_to_bgr, lab_to_bgr
 from vision.covered import covered_regions
@@ -294,6 +295,11 @@ def analyze(
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
     slope = frame.view_slope(np.c_[x, y]) if len(x) else None
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))
+    # ...and what a camera worse than the renderer's adds: blurred, or JPEG'd coarsely (vision/camera_quality.py).
+    camera = camera_quality(photo, frame)
+    added_sigma = camera.added_sigma_in(frame.inches_per_pixel(np.c_[x, y])) if len(x) else np.zeros(0)
+    base_sigma = np.hypot(base_sigma, added_sigma)
+    camera_note = camera.note(float(np.median(added_sigma)) if len(added_sigma) else 0.0)
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     alike = alike_players(players or {})
@@ -360,6 +366,8 @@ def analyze(
             # The photo's pixels to the inch where it sees the table most coarsely; too few: sizes and teams unsure.
             "px_per_in": round(float(scales_px_per_in.min()), 1),
             **({"coarse": coarse} if coarse else {}),
+            # A camera blurred or JPEG'd more than the sigmas were fitted for: what it reads, and the sigma it adds.
+            **({"camera": camera_note} if camera_note else {}),
             **hexes.get("measurement", {}),
         },
     }
@@ -394,7 +402,8 @@ def to_confirm(scene: dict[str, Any]) -> list[str]:
     coarse = [describe_coarse(measurement["coarse"])] if "coarse" in measurement else []
     unsure = unsure_sizes(scene.get("models", []))
     no_hexes = [describe_no_hex_mat()] if measurement.get("hex_mat", {}).get("from") == "not found" else []
-    return no_hexes + alike + coarse + ([unsure] if unsure else [])
+    camera = describe_camera(measurement["camera"]) if "camera" in measurement else None
+    return no_hexes + alike + coarse + ([camera] if camera else []) + ([unsure] if unsure else [])
 
 
 def reading_order(x_in: npt.ArrayLike, y_in: npt.ArrayLike, row_gap_in: float = ROW_GAP_IN) -> list[int]:

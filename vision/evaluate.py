@@ -200,6 +200,7 @@ def evaluate(
     chosen = make_detector(detector, model_path, refiner_path)
     rows = []
     errors_mm: list[float] = []
+    within_2_sigma: list[bool] = []
     totals = {
         "bases_true": 0,
         "bases_found": 0,
@@ -244,6 +245,11 @@ def evaluate(
         team_ok = sum(owner[scene["models"][i]["unit"]] == found_owner[found[j]["unit"]] for i, j, _ in matches)
         errs = [d * MM_PER_IN for _, _, d in matches]
         errors_mm += errs
+        # Is each reported sigma honest? Each axis's error against 2 sigma (about 95 % within when it is).
+        for i, j, _ in matches:
+            sigma_in = float(found[j].get("sigma_in", 0.0))
+            for axis in ("x", "y"):
+                within_2_sigma.append(abs(found[j][axis] - scene["models"][i][axis]) <= 2 * sigma_in)
         # Renders since session 21 say how much of each base's rim the camera sees (vision/synth/table.py).
         rim = truth.get("rim_visible", {})
         seen = {i for i, m in enumerate(scene["models"]) if rim.get(m["id"], 0.0) >= SEEN_RIM_SHARE}
@@ -313,6 +319,8 @@ def evaluate(
                 "p95": float(np.percentile(errors_mm, 95)) if errors_mm else float("nan"),
                 "max": max(errors_mm) if errors_mm else float("nan"),
             },
+            # the share of matched bases' per-axis errors within 2 reported sigma (about 95 % when sigma is honest)
+            "within_2_sigma": float(np.mean(within_2_sigma)) if within_2_sigma else float("nan"),
         },
         "objectives": {
             "recall": ratio(totals["obj_matched"], totals["obj_true"]),

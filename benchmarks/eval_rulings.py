@@ -1,7 +1,7 @@
 """Rulings from analysed photos against rulings from the true scenes (issue 5's end-to-end check).
 
     python benchmarks/eval_rulings.py --tables 20 --seed 5000 [--game G] [--detector auto] [--hard none]
-        [--found-sizes] [--cover]
+        [--found-sizes] [--cover] [--camera blur:1.5|jpeg:50|noise:8|stream:60]
 
 Renders seeded Focal Point tables (2'x2', the held-out seeds 5000+ by default; ``--game
 grinding-annihilation``: 44"x60" ones; ``miniature-skirmish``: 3'x3', every miniature its own unit;
@@ -9,23 +9,44 @@ grinding-annihilation``: 44"x60" ones; ``miniature-skirmish``: 3'x3', every mini
 analyses each photo, gives the true roster the measured positions and sigmas
 (``tablesight.ruling_agreement``; with ``--found-sizes`` the bases the camera read too, as
 the scene stands before the players confirm it) and counts the rulings that agree with the
-truth, say too close to call, are wrong, or cannot be judged (a model missed).
+truth, say too close to call, are wrong, or cannot be judged (a model missed). ``--camera`` shows photo and
+empty table as a worse camera takes them (benchmarks/worse_camera_set.py, seeded).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from worse_camera_set import MODES, worse  # noqa: E402
 
 from tablesight.ruling_agreement import compare, with_roster  # noqa: E402
 from vision.analyze import make_detector  # noqa: E402
 from vision.centre_sigma import CENTRE_SIGMA_MM  # noqa: E402
 from vision.evaluate import analyze_rendered, match_scene  # noqa: E402
 from vision.synth.hex_troopers import troopers_in_hexes  # noqa: E402
-from vision.synth.table import render_table, webcam_lens  # noqa: E402
+from vision.synth.table import RenderedTable, render_table, webcam_lens  # noqa: E402
+
+
+def _worse_camera(table: RenderedTable, camera: str, rng: np.random.Generator) -> RenderedTable:
+    """``table`` with its photo and empty frame as the camera ``MODE:VALUE`` takes them."""
+    mode, _, value = camera.partition(":")
+    if mode not in MODES or not value:
+        raise SystemExit(f"--camera {camera!r}: expected MODE:VALUE, MODE one of {', '.join(MODES)}")
+    images = {}
+    for name in ("image", "empty"):
+        out, quality = worse(getattr(table, name), mode, float(value), rng)
+        _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        images[name] = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return dataclasses.replace(table, **images)
+
 
 GAMES = ("focal-point", "grinding-annihilation", "miniature-skirmish", "onefinity")
 
@@ -51,7 +72,11 @@ def main() -> None:
     parser.add_argument(
         "--cover", action="store_true", help="judge cover too: every unit from every enemy unit (not in Skirmish)"
     )
+    parser.add_argument(
+        "--camera", default=None, help="a worse camera than the renderer's: MODE:VALUE (jpeg:50, blur:1.5, ...)"
+    )
     args = parser.parse_args()
+    rng = np.random.default_rng(55)
     if args.sigma_mm is not None:
         for how in CENTRE_SIGMA_MM:
             CENTRE_SIGMA_MM[how] = args.sigma_mm
@@ -65,6 +90,8 @@ def main() -> None:
             table = render_table(seed, args.game, hard=args.hard, models_at=models_at, lifted=lifted)
         else:
             table = render_table(seed, args.game, hard=args.hard)
+        if args.camera:
+            table = _worse_camera(table, args.camera, rng)
         truth = with_roster(table.scene, args.game)
         found = analyze_rendered(table, lens, detector).scene
         models, markers = match_scene(truth, found)

@@ -449,7 +449,9 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
                 report["lens"] or "none (no lens.json there: intrinsics estimated from the markers, distortion left in)"
             ),
             f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
-            f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}",
+            f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}"
+            f"; within 2 reported sigma (per axis): {b['within_2_sigma']:.1%}",
+            *(f"  not calibrated, nothing found there: {why}" for why in report["not_calibrated"]),
             *(
                 [
                     f"  recall of the {b['seen']} bases whose rim the camera sees a quarter of or more: {b['recall_seen']:.1%}"

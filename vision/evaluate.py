@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
-from calibration.table_frame import TableFrame, calibrate
+from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from vision.analyze import Analysis, Detector, analyze, make_detector
 from vision.detect_classical import Reference
@@ -201,6 +201,7 @@ def evaluate(
     rows = []
     errors_mm: list[float] = []
     within_2_sigma: list[bool] = []
+    not_calibrated: list[str] = []
     totals = {
         "bases_true": 0,
         "bases_found": 0,
@@ -230,17 +231,25 @@ def evaluate(
         # Set-up once per table (calibration, the empty reference, a hex mat's grid), then the frame, timed apart.
         layout = Layout.from_json(truth["layout"])
         start = time.perf_counter()
-        set_up = set_up_table(empty, layout, lens, scene["game"], chosen)
-        setup_ms = (time.perf_counter() - start) * 1e3
-        start = time.perf_counter()
-        result = analyze_set_up(photo, set_up, layout, lens, scene, chosen)
-        total_ms = (time.perf_counter() - start) * 1e3
-        for k, v in {**result.times_ms, "total_ms": total_ms, "setup_ms": setup_ms}.items():
-            stage_times.setdefault(k, []).append(v)
-        found = result.scene["models"]
-        matches, obj_matches = match_scene(scene, result.scene)
+        total_ms = 0.0
+        try:
+            set_up = set_up_table(empty, layout, lens, scene["game"], chosen)
+            setup_ms = (time.perf_counter() - start) * 1e3
+            start = time.perf_counter()
+            result = analyze_set_up(photo, set_up, layout, lens, scene, chosen)
+            total_ms = (time.perf_counter() - start) * 1e3
+            for k, v in {**result.times_ms, "total_ms": total_ms, "setup_ms": setup_ms}.items():
+                stage_times.setdefault(k, []).append(v)
+            found_scene, failed = result.scene, ""
+        except CalibrationError as error:
+            # Markers the camera cannot read (a strong blur): nothing is found on that table, and its row says
+            # why, instead of the whole set's evaluation ending there.
+            found_scene, failed = {"models": [], "units": [], "objectives": []}, str(error)
+            not_calibrated.append(f"{image_path.name}: {error}")
+        found = found_scene["models"]
+        matches, obj_matches = match_scene(scene, found_scene)
         owner = {u["id"]: u["player"] for u in scene["units"]}
-        found_owner = {u["id"]: u["player"] for u in result.scene["units"]}
+        found_owner = {u["id"]: u["player"] for u in found_scene["units"]}
         size_ok = sum(scene["models"][i]["base"] == found[j]["base"] for i, j, _ in matches)
         team_ok = sum(owner[scene["models"][i]["unit"]] == found_owner[found[j]["unit"]] for i, j, _ in matches)
         errs = [d * MM_PER_IN for _, _, d in matches]
@@ -270,7 +279,7 @@ def evaluate(
             "team_ok": team_ok,
             "centre_err_mm_max": round(max(errs), 3) if errs else "",
             "obj_true": len(scene["objectives"]),
-            "obj_found": len(result.scene["objectives"]),
+            "obj_found": len(found_scene["objectives"]),
             "obj_matched": len(obj_matches),
             "bases_seen": len(seen),
             "bases_seen_matched": sum(i in seen for i, _, _ in matches),
@@ -279,6 +288,7 @@ def evaluate(
             "obj_seen": len(seen_obj),
             "obj_seen_matched": sum(i in seen_obj for i, _, _ in obj_matches),
             "total_ms": round(total_ms, 1),
+            "error": failed,
         }
         rows.append(row)
         for key in totals:
@@ -303,6 +313,8 @@ def evaluate(
         # Renders come with the camera's lens (lens.json); without it the intrinsics are estimated from the
         # markers and the lens's distortion is not taken out, and every figure is worse for it.
         "lens": str(lens_file) if lens is not None else None,
+        # photos whose empty table could not be calibrated (counted as nothing found), and why
+        "not_calibrated": not_calibrated,
         "bases": {
             "recall": ratio(totals["bases_matched"], totals["bases_true"]),
             # of the bases whose rim the camera sees at least SEEN_RIM_SHARE of (NaN for older renders)

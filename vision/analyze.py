@@ -299,12 +299,12 @@ def analyze(
     camera = camera_quality(photo, frame)
     added_sigma = camera.added_sigma_in(frame.inches_per_pixel(np.c_[x, y])) if len(x) else np.zeros(0)
     base_sigma = np.hypot(base_sigma, added_sigma)
-    camera_note = camera.note(float(np.median(added_sigma)) if len(added_sigma) else 0.0)
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     alike = alike_players(players or {})
     scales_px_per_in = table_px_per_in(frame, layout.width_in, layout.depth_in)
     coarse = coarse_note(scales_px_per_in)
+    camera_note = camera.note(camera.added_sigma_px / float(np.median(scales_px_per_in)))  # at the table's median scale
     units: dict[str, dict[str, Any]] = {}
     models = []
     alone = game in ONE_MODEL_UNITS  # until the players assign units: one a base, else one a player

@@ -91,7 +91,7 @@ class CameraQuality:
 
     def note(self, added_in: float) -> dict[str, Any] | None:
         """The scene's ``measurement.camera``, where this camera is worse than the sigmas were fitted for (any
-        sigma added); ``added_in``: the sigma added, in inches (its median over the pieces)."""
+        sigma added); ``added_in``: the sigma added, in inches, where the photo sees the table at its median scale."""
         if self.added_sigma_px <= 0.0:
             return None
         return {

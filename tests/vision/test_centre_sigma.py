@@ -11,6 +11,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN
 from vision.analyze import analyze
+from vision.camera_quality import camera_quality
 from vision.centre_sigma import CENTRE_SIGMA_MM, SLOPE_SIGMA, centre_sigma_in
 from vision.detect_learned import LearnedDetector
 from vision.synth.table import render_table
@@ -53,7 +54,9 @@ def test_the_scene_gives_each_refined_base_the_sigma_of_its_view() -> None:
     assert slope is not None and np.ptp(slope) > 0.1
     calib_in = result.scene["measurement"]["calibration_error_in"]
     at_foot, per_slope, _ = SLOPE_SIGMA["refined"]
-    expected = np.hypot(calib_in, np.hypot(at_foot, per_slope * slope) / MM_PER_IN)
+    # ...and what this photo's camera adds (vision/camera_quality.py: the renderer's blur reads up to 1.12 here)
+    camera = camera_quality(table.image, frame).added_sigma_in(frame.inches_per_pixel(xy))
+    expected = np.hypot(np.hypot(calib_in, np.hypot(at_foot, per_slope * slope) / MM_PER_IN), camera)
     reported = np.array([models[k]["sigma_in"] for k in refined])
     assert np.allclose(reported, expected, atol=2e-5)  # the scene rounds to 5 decimals
     assert reported[np.argmax(slope)] > reported[np.argmin(slope)]

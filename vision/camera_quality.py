@@ -123,6 +123,24 @@ def describe_camera(entry: dict[str, Any]) -> str | None:
     )
 
 
+def camera_faults(measurement: dict[str, Any]) -> tuple[str, ...]:
+    """What a scene's ``measurement`` says is wrong with the camera: "blurred", "compressed", both or neither."""
+    note = measurement.get("camera", {})
+    return tuple(fault for fault in ("blurred", "compressed") if note.get(fault))
+
+
+def camera_news(measurement: dict[str, Any], said: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """What to tell the players about the camera at a frame after the deployment's (which said it with the rest
+    to confirm), given the faults ``said`` so far: a fault that is new (a webcam's focus hunting, a stream's
+    quality dropping), or that the camera reads well again; and the faults now. None: nothing new."""
+    now = camera_faults(measurement)
+    if set(now) - set(said):
+        return describe_camera(measurement["camera"]), now
+    if said and not now:
+        return "the camera reads sharp and fine again: centres are measured as surely as before", now
+    return None, now
+
+
 def marker_edge_blur_px(photo: Image, frame: TableFrame) -> float:
     """The photo's blur as a Gaussian's sigma in pixels: the median over the profiles across the calibration
     markers' outer edges, where ``frame`` puts them. NaN where too few edges can be read (markers covered or

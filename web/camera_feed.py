@@ -22,6 +22,7 @@ from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector, to_confirm
+from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
@@ -64,6 +65,7 @@ class CameraFeed:
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
+        self.camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
 
     def use_refiner(self, refiner_path: Path | None) -> None:
         """Read the table with this base refiner from the next frame on (web/refiner_adapting.py); None: the
@@ -147,8 +149,13 @@ class CameraFeed:
         scene, update = self.identified.identify(result.scene)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message
+        measurement = result.scene["measurement"]
         if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
             message = "; ".join(filter(None, [message, *to_confirm(result.scene)]))
+            self.camera_said = camera_faults(measurement)
+        else:  # a camera that goes soft or coarse mid-game is told once, and when it is well again
+            news, self.camera_said = camera_news(measurement, self.camera_said)
+            message = "; ".join(filter(None, [message, news]))
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale, covered=True)

@@ -18,6 +18,8 @@ from vision.camera_quality import (
     BLURRED_PX,
     COARSE_JPEG_STEP,
     CameraQuality,
+    camera_faults,
+    camera_news,
     camera_quality,
     jpeg_step,
     marker_edge_blur_px,
@@ -97,3 +99,23 @@ def test_a_blurred_or_coarsely_compressed_photo_widens_every_sigma_and_says_so()
         assert any(fault in line for line in to_confirm(scene)), to_confirm(scene)
         Scene.from_dict(scene, f"a {fault} photo's scene")  # the schema knows the fields
     assert compressed_scene["measurement"]["camera"]["jpeg_step"] >= COARSE_JPEG_STEP
+
+
+def test_a_camera_that_goes_soft_mid_game_is_told_once_and_when_it_is_well_again() -> None:
+    """After the deployment (which says it with the rest to confirm), a webcam's focus hunting or a stream's
+    quality dropping is told at the first frame it shows, not at every frame, and so is its recovery."""
+    sharp: dict[str, Any] = {"sigma_in": 0.01}
+    soft = {"camera": {"edge_blur_px": 1.5, "jpeg_step": 2.0, "added_sigma_in": 0.03, "blurred": True}}
+    both = {"camera": {**soft["camera"], "jpeg_step": 12.0, "compressed": True}}
+    news, said = camera_news(sharp, ())
+    assert news is None and said == ()
+    news, said = camera_news(soft, said)
+    assert news is not None and "blurred" in news and "refocus" in news and said == ("blurred",)
+    assert camera_news(soft, said) == (None, ("blurred",))  # said once
+    news, said = camera_news(both, said)
+    assert news is not None and "compressed" in news and said == ("blurred", "compressed")
+    news, said = camera_news(sharp, said)
+    assert news is not None and "fine again" in news and said == ()
+    # A camera only a little worse (sigma added, nothing to tell) is no news.
+    little = {"camera": {"edge_blur_px": 1.0, "jpeg_step": 4.0, "added_sigma_in": 0.002}}
+    assert camera_faults(little) == () and camera_news(little, ()) == (None, ())

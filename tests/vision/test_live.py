@@ -653,3 +653,31 @@ def test_the_rules_judge_a_move_the_camera_saw() -> None:
     assert legal.to_json()["verdict"] == "yes" and too_far.to_json()["verdict"] == "no"
     lengths = [m["value_in"] for m in too_far.to_json()["measurements"]]
     assert lengths == [pytest.approx(6.5, abs=1e-3)] * 2
+
+
+def test_watch_says_when_the_camera_streams_coarsely_mid_game(tmp_path: object) -> None:
+    # vision/camera_quality.py: a phone streaming as a webcam drops to JPEG 40 after the deployment, as a model
+    # moves. watch says it once, at that frame (the page does the same: tests/web/test_camera_feed.py).
+    import cv2
+
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    folder = Path(str(tmp_path))
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    moved = render_table(21, hard="none", models_at={**at, "u2m1": (at["u2m1"][0] - 2.0, at["u2m1"][1])})
+    _, data = cv2.imencode(".jpg", moved.image, [cv2.IMWRITE_JPEG_QUALITY, 40])
+    coarse = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    for k, frame in enumerate([table.empty] + [table.image] * 4 + [coarse] * 4):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), frame)  # PNG: the frames keep the stream's JPEG as it came
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    events = list(watch(lambda: FolderSource(folder), table.layout, "focal-point", lens, players))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    told = [m for m in said if "coarsely compressed" in m]
+    assert len(told) == 1 and "raise the stream's quality" in told[0], said
+    assert said.index(told[0]) >= 1  # not with the set-up
+    assert [round(e.payload["length_in"], 1) for e in events if e.kind == "move"] == [2.0]  # the move still read

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from fastapi.testclient import TestClient
 
@@ -196,3 +197,24 @@ def test_a_camera_seeing_the_table_too_coarsely_is_told_at_deployment_only() -> 
     assert len(statuses) == 2
     assert "the camera sees 100% of the table at under 12 pixels to the inch" in statuses[0].message
     assert "pixels to the inch" not in statuses[1].message
+
+
+def test_a_camera_streaming_coarsely_mid_game_is_told_once_and_when_it_is_well_again() -> None:
+    # vision/camera_quality.py: a phone streaming as a webcam drops to JPEG 40 after the deployment (and a model is
+    # picked up, so the table is analysed again). The page says so at that frame, and again when the stream is
+    # fine (a second model picked up), not at every frame between.
+    def coarse(image: np.ndarray) -> np.ndarray:
+        _, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 40])
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+    table = render_table(21, hard="none")
+    one_gone = lift_one_model(table, "u2m1")
+    two_gone = lift_one_model(dataclasses.replace(table, image=one_gone), table.scene["models"][0]["id"])
+    frames = [table.empty] + [table.image] * 5 + [coarse(one_gone)] * 5 + [two_gone] * 5
+    feed = camera_feed(table, frames)
+    statuses = [status for scene, status in (feed.next() for _ in range(len(frames))) if scene is not None]
+    assert len(statuses) == 3, [s.message for s in statuses]
+    deployed, coarsened, mended = (s.message for s in statuses)
+    assert "compressed" not in deployed
+    assert "coarsely compressed (JPEG step" in coarsened and "raise the stream's quality" in coarsened
+    assert "fine again" in mended and "compressed" not in mended

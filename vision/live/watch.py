@@ -16,6 +16,7 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
 from vision.analyze import Detector, analyze, make_detector, to_confirm
+from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
@@ -83,6 +84,7 @@ def watch(
     last: dict[str, str] = {}
     last_message = ""
     last_covered = ""
+    camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
     stale_run = 0
     frames = 0
     while max_frames is None or frames < max_frames:
@@ -135,6 +137,11 @@ def watch(
         if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
             for message in to_confirm(result.scene):
                 yield Event("status", {"message": message, "stale": False})
+            camera_said = camera_faults(result.scene["measurement"])
+        else:  # a camera that goes soft or coarse mid-game is told once, and when it is well again
+            news, camera_said = camera_news(result.scene["measurement"], camera_said)
+            if news:
+                yield Event("status", {"message": news, "stale": False})
         covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
         if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
             yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})

@@ -35,7 +35,7 @@ MIN_CONTRAST = 40.0  # grey levels between border and paper for a profile to cou
 MIN_PROFILES = 8  # fewer: no reading (NaN)
 # A step edge blurred by a Gaussian of sigma s rises from a quarter to three quarters of the way in 1.349 s.
 # The profile stops short of the mat beyond the paper's 0.25" margin, so a strong blur reads low (2 px on top
-# of the renderer's reads about 1.55): the reading is an index that grows with the blur, not its exact sigma.
+# of the renderer's reads 1.31-2.13): the reading is an index that grows with the blur, not its exact sigma.
 QUARTILE_WIDTH_PER_SIGMA = 1.349
 
 # ---- JPEG, from the luma's 8x8 cosine coefficients
@@ -48,7 +48,7 @@ JPEG_MIN_SCORE = 0.5  # how tightly they must cluster on its multiples (1: exact
 # ---- the sigma they add: fitted on the tuning tables made worse (blur 1.0, 1.5 and 2.0 px; JPEG 70, 50 and
 # 35; the stream: a 0.67 sensor scaled up, JPEG 60) so that 95 % or more lie within 2 sigma on each, and
 # checked on held-out 05000-05059 made worse the same ways (docs/vision.md, session 56). Rendered photos read
-# blur 0.64-1.11 and JPEG step 1-4.
+# blur 0.61-1.12 and JPEG step 1-4.
 SHARP_PX = 0.9  # blur reading the sigmas hold for
 SIGMA_PX_PER_BLUR_PX = 1.0  # per-axis sigma added per pixel of blur reading beyond SHARP_PX
 FINE_JPEG_STEP = 2.0  # JPEG step the sigmas hold for (quality 90 and better)

@@ -59,6 +59,31 @@ EDGE_MIN_CONTRAST = 20.0  # grey levels between the black border and the white p
 EDGE_MIN_POINTS = 6  # an edge with fewer points leaves the marker's corners as cornerSubPix put them
 
 
+def outward_normal(a: Corners, b: Corners, centre: Corners) -> Corners:
+    """The unit normal to a marker's edge a-b that points away from the marker's ``centre``."""
+    t = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+    n = np.array([-t[1], t[0]])
+    out: Corners = n if n @ ((a + b) / 2 - centre) > 0 else -n
+    return out
+
+
+def edge_profiles(
+    gray: npt.NDArray[np.float32],
+    a: Corners,
+    b: Corners,
+    outward: Corners,
+    offs: npt.NDArray[np.float64],
+    span: tuple[float, float],
+    rows: int,
+) -> tuple[Corners, npt.NDArray[np.float32]]:
+    """Profiles across edge a-b: ``rows`` points along its ``span`` (shares of it from a), and the grey levels
+    at ``offs`` pixels from each along ``outward`` (rows x offsets)."""
+    along = a + np.linspace(*span, rows)[:, None] * (b - a)
+    xy = along[:, None, :] + offs[None, :, None] * outward[None, None, :]
+    prof = cv2.remap(gray, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR)
+    return along, prof
+
+
 def _edge_line(
     gray: npt.NDArray[np.float32], a: Corners, b: Corners, outward: Corners, cell_px: float, span: tuple[float, float]
 ) -> Any:
@@ -68,9 +93,7 @@ def _edge_line(
     # marker) and then the mat: the profile stays short of the mat, and takes the paper's brightest as its white.
     # Samples at most 0.5 px apart: the half-way crossing is interpolated between two of them.
     offs = np.linspace(-0.6 * cell_px, 0.45 * cell_px, max(25, int(np.ceil(1.05 * cell_px / 0.5)) + 1))
-    along = a + np.linspace(*span, EDGE_SAMPLES)[:, None] * (b - a)
-    xy = along[:, None, :] + offs[None, :, None] * outward[None, None, :]
-    prof = cv2.remap(gray, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR)
+    along, prof = edge_profiles(gray, a, b, outward, offs, span, EDGE_SAMPLES)
     inside = offs < -0.4 * cell_px  # well inside the black border
     lo, hi = prof[:, inside].mean(axis=1), prof[:, offs > -0.05 * cell_px].max(axis=1)
     half = (lo + hi) / 2
@@ -100,9 +123,7 @@ def _edge_corners(gray: npt.NDArray[np.uint8], corners: Corners) -> Corners:
     starts, ends = [], []  # each edge's half at its first corner, and at its second
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
-        t = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        n = np.array([-t[1], t[0]])
-        outward = n if n @ ((a + b) / 2 - centre) > 0 else -n
+        outward = outward_normal(a, b, centre)
         # A long edge is read in two halves, each corner from the halves next to it: a lens bends a marker's
         # edges a little, and a line along a whole edge 300 px long (a 4K photo) missed the corners by more.
         if float(np.linalg.norm(b - a)) > HALVED_EDGE_PX:

@@ -15,14 +15,14 @@ session 56). Two readings say how much worse a photo is:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.fiducials import CELLS_ACROSS, to_gray
+from calibration.fiducials import CELLS_ACROSS, edge_profiles, outward_normal, to_gray
 from calibration.table_frame import TableFrame
 
 Image = npt.NDArray[np.uint8]
@@ -77,9 +77,7 @@ class CameraQuality:
     def added_sigma_px(self) -> float:
         """The per-axis sigma, in photo pixels, this camera adds to every refined centre."""
         blur = (
-            SIGMA_PX_PER_BLUR_PX * max(0.0, self.edge_blur_px - SHARP_PX)
-            if self.edge_blur_px == self.edge_blur_px
-            else 0.0
+            SIGMA_PX_PER_BLUR_PX * max(0.0, self.edge_blur_px - SHARP_PX) if not math.isnan(self.edge_blur_px) else 0.0
         )
         jpeg = SIGMA_PX_PER_JPEG_STEP * max(0.0, self.jpeg_step - FINE_JPEG_STEP)
         return float(np.hypot(blur, jpeg))
@@ -95,7 +93,7 @@ class CameraQuality:
         if self.added_sigma_px <= 0.0:
             return None
         return {
-            **({"edge_blur_px": round(self.edge_blur_px, 2)} if self.edge_blur_px == self.edge_blur_px else {}),
+            **({"edge_blur_px": round(self.edge_blur_px, 2)} if not math.isnan(self.edge_blur_px) else {}),
             "jpeg_step": round(self.jpeg_step, 1),
             "added_sigma_in": round(added_in, 4),
             "blurred": bool(self.edge_blur_px >= BLURRED_PX),
@@ -105,7 +103,8 @@ class CameraQuality:
 
 def camera_quality(photo: Image, frame: TableFrame) -> CameraQuality:
     """How blurred and how coarsely compressed ``photo`` is (``frame``: where its calibration markers are)."""
-    return CameraQuality(marker_edge_blur_px(photo, frame), jpeg_step(photo))
+    gray = to_gray(photo)  # once for both: a JPEG's luma is the same weighting of B, G and R
+    return CameraQuality(marker_edge_blur_px(gray, frame), jpeg_step(gray))
 
 
 def describe_camera(entry: dict[str, Any]) -> str | None:
@@ -170,12 +169,7 @@ def _edge_widths_px(gray: npt.NDArray[np.float32], corners: npt.NDArray[np.float
     out: list[float] = []
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
-        t = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        n = np.array([-t[1], t[0]])
-        outward = n if n @ ((a + b) / 2 - centre) > 0 else -n
-        along = a + np.linspace(*EDGE_SPAN, EDGE_ROWS)[:, None] * (b - a)
-        xy = along[:, None, :] + offs[None, :, None] * outward[None, None, :]
-        prof = cv2.remap(gray, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR)
+        _, prof = edge_profiles(gray, a, b, outward_normal(a, b, centre), offs, EDGE_SPAN, EDGE_ROWS)
         for row in prof:
             lo, hi = float(row[inside].mean()), float(row[offs > -0.05 * cell_px].max())
             if hi - lo < MIN_CONTRAST:
@@ -200,7 +194,7 @@ def jpeg_step(photo: Image) -> float:
     """The JPEG quantisation step of the luma's lowest cosine coefficients (the median over JPEG_COEFFICIENTS):
     about 11 at quality 50, 6 at 75, 2 at 90; 1 where none shows (a PNG, or a photo whose noise came after its
     JPEG). A camera's frames are JPEG'd whole, so the blocks start at the photo's top-left pixel."""
-    luma = (cv2.cvtColor(photo, cv2.COLOR_BGR2YCrCb)[..., 0] if photo.ndim == 3 else photo).astype(np.float64) - 128.0
+    luma = to_gray(photo).astype(np.float64) - 128.0
     h, w = luma.shape[0] // _N * _N, luma.shape[1] // _N * _N
     if h == 0 or w == 0:
         return 1.0

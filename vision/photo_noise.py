@@ -12,6 +12,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.fiducials import to_gray
+
 Image = npt.NDArray[np.uint8]
 
 NOISY_SIGMA = 2.0  # noise_sigma above this: smoothed (rendered photos read 0.25-1.0, sigma 8 about 5.4)
@@ -23,7 +25,7 @@ _SAMPLE_STEP = 3  # the median over every third row and column: the same reading
 def noise_sigma(photo: Image) -> float:
     """The sensor noise's sigma in grey levels, from the median response to a mask that cancels smooth shading
     (Immerkaer's; the median, not the mean, so that edges and the mat's texture count little)."""
-    grey = (cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY) if photo.ndim == 3 else photo).astype(np.int16)
+    grey = to_gray(photo).astype(np.int16)
     h, w = grey.shape
     if h < 3 or w < 3:
         return 0.0

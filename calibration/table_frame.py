@@ -225,7 +225,7 @@ def calibrate(image: npt.NDArray[np.uint8], layout: Layout, lens: LensModel | No
     if image is None or image.size == 0 or image.ndim not in (2, 3):
         raise CalibrationError("the frame is empty or not an image")
     h, w = image.shape[:2]
-    found = detect_markers(image)
+    found = detect_markers(image, expected=[m.id for m in layout.markers])
     return calibrate_from_corners(found, layout, (w, h), lens, sharpness(image))
 
 

@@ -186,9 +186,7 @@ def detect_markers(image: npt.NDArray[np.uint8], expected: Collection[int] = ())
         for key in set(expected) - set(raw):
             if key in again and key not in twice:
                 raw[key] = again[key]
-    return {
-        key: _edge_corners(gray, _refine(gray, corners)) for key, corners in raw.items() if key not in duplicates
-    }
+    return {key: _edge_corners(gray, _refine(gray, corners)) for key, corners in raw.items() if key not in duplicates}
 
 
 def sharpness(image: npt.NDArray[np.uint8]) -> float:

@@ -260,7 +260,11 @@ def analyze(
         start = time.perf_counter()
         reference = detector.prepare(empty if empty is not None else _background_estimate(photo), frame)
         times["setup_ms"] = (time.perf_counter() - start) * 1e3
-    detections, det_times, top = detector.detect(photo, reference, frame)
+    # How well the camera sees: past the renderer's camera, sizes are read by both size readers.
+    start = time.perf_counter()
+    camera = camera_quality(photo, frame)
+    times["camera_ms"] = (time.perf_counter() - start) * 1e3
+    detections, det_times, top = detector.detect(photo, reference, frame, camera)
     times.update(det_times)
     start = time.perf_counter()
     # The webcam's exposure and white balance drift from the set-up's: the photo's light against the empty table's.
@@ -296,7 +300,6 @@ def analyze(
     slope = frame.view_slope(np.c_[x, y]) if len(x) else None
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))
     # ...and what a camera worse than the renderer's adds: blurred, or JPEG'd coarsely (vision/camera_quality.py).
-    camera = camera_quality(photo, frame)
     added_sigma = camera.added_sigma_in(frame.inches_per_pixel(np.c_[x, y])) if len(x) else np.zeros(0)
     base_sigma = np.hypot(base_sigma, added_sigma)
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))

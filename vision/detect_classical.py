@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
+from vision.camera_quality import CameraQuality
 from vision.detections import RIM_SAMPLE_ANGLES, RIM_SAMPLE_RADII, Detections
 
 Image = npt.NDArray[np.uint8]
@@ -58,9 +59,10 @@ class ClassicalDetector:
         return Reference.set_up(ref, self._objectives(ref), frame)
 
     def detect(
-        self, photo: Image, reference: Reference, frame: TableFrame
+        self, photo: Image, reference: Reference, frame: TableFrame, camera: CameraQuality | None = None
     ) -> tuple[Detections, dict[str, float], Image]:
-        """Bases in table inches (plus the reference's objective markers); timings; the rectified photo."""
+        """Bases in table inches (plus the reference's objective markers); timings; the rectified photo.
+        ``camera`` is not used: the classical detector reads every camera alike."""
         times = {}
         start = time.perf_counter()
         top = frame.rectify(photo, self.px_per_in)

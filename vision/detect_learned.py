@@ -36,13 +36,21 @@ import numpy.typing as npt
 from calibration.table_frame import TableFrame
 from geometry.distance import ellipse_gap_in
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
+from vision.camera_quality import CameraQuality, camera_quality
 from vision.colour import bgr_to_lab
 from vision.detect_classical import MARKER_RADIUS_IN, OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections, seen_share
 from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
 from vision.photo_noise import for_networks
-from vision.refiner import DEFAULT_REFINER, DEFAULT_SIZE_READER, BaseRefiner, Refined, size_reader_for
+from vision.refiner import (
+    DEFAULT_CAMERA_SIZE_READER,
+    DEFAULT_REFINER,
+    DEFAULT_SIZE_READER,
+    BaseRefiner,
+    Refined,
+    size_reader_for,
+)
 
 Image = npt.NDArray[np.uint8]
 CLASSES = ["round", "oval", "objective", "terrain"]
@@ -155,6 +163,8 @@ class LearnedDetector:
     # with the shipped refiner, the network that names sizes (vision/refiner.py: BaseRefiner.size_reader_path);
     # a refiner of the players' own (`tablesight adapt`) names its sizes itself
     size_reader_path: Path | None = DEFAULT_SIZE_READER
+    # ...and the one whose size logits are averaged with it (BaseRefiner.camera_size_reader_path)
+    camera_size_reader_path: Path | None = DEFAULT_CAMERA_SIZE_READER
     _refiner: BaseRefiner | None = field(default=None, repr=False)
     # the oval refiner (vision/oval_refiner.py): None, or a missing file, measures ovals by their box
     oval_refiner_path: Path | None = DEFAULT_OVAL_REFINER
@@ -184,7 +194,8 @@ class LearnedDetector:
             self.box_scale = {str(k): float(v) for k, v in scale.items()}
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
             reader = size_reader_for(Path(self.refiner_path), self.size_reader_path)
-            self._refiner = BaseRefiner(Path(self.refiner_path), reader)
+            second = size_reader_for(Path(self.refiner_path), self.camera_size_reader_path) if reader else None
+            self._refiner = BaseRefiner(Path(self.refiner_path), reader, second)
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:
@@ -270,11 +281,16 @@ class LearnedDetector:
 
     # ---- the whole frame ---------------------------------------------------------------------
     def detect(
-        self, photo: Image, reference: Reference | None, frame: TableFrame
+        self, photo: Image, reference: Reference | None, frame: TableFrame, camera: CameraQuality | None = None
     ) -> tuple[Detections, dict[str, float], Image]:
-        """Bases and objective markers in table inches; timings; the top-down view the model saw."""
+        """Bases and objective markers in table inches; timings; the top-down view the model saw. ``camera``: how
+        well the camera sees (read from ``photo`` where not given): past the renderer's camera, sizes are read by
+        both size readers."""
         times = {}
         start = time.perf_counter()
+        if camera is None and self._refiner is not None and self._refiner.camera_size_reader_path is not None:
+            camera = camera_quality(photo, frame)
+        worse_camera = camera is not None and camera.worse_than_rendered
         # A noisy photo is smoothed for the networks (vision/photo_noise.py); colours are still read from the photo.
         network_photo = for_networks(photo)
         top = frame.rectify(photo, DETECT_PX_PER_IN)
@@ -308,7 +324,7 @@ class LearnedDetector:
                 # a base there, the marker goes (_no_marker_on_a_base).
                 proposals.append(("round", centre_in, size_in, s))
                 asked.add(len(proposals) - 1)
-        refined = self._refine(network_photo, frame, [p[1] for p in proposals if p[0] == "round"])
+        refined = self._refine(network_photo, frame, [p[1] for p in proposals if p[0] == "round"], worse_camera)
         rows, faint, k = [], [], 0
         for index, (name, centre_in, size_in, s) in enumerate(proposals):
             seen, rescued = None, False
@@ -505,11 +521,13 @@ class LearnedDetector:
         changed = np.linalg.norm(seen[disc] - empty[disc], axis=1) >= tolerance  # a wall over it stays as it was
         return bool((like_mat & changed).mean() < MARKER_GONE_SHARE)
 
-    def _refine(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> Refined | None:
+    def _refine(
+        self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]], worse_camera: bool = False
+    ) -> Refined | None:
         """The refiner's word on each round proposal; None without a refiner."""
         if self._refiner is None:
             return None
-        return self._refiner.measure(photo, frame, centres_in)
+        return self._refiner.measure(photo, frame, centres_in, camera_sizes=worse_camera)
 
 
 def _proposals(

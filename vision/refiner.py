@@ -33,11 +33,17 @@ DEFAULT_REFINER = Path(__file__).parent / "models" / "base-refiner.onnx"
 # The same network gone on with on path-traced tables too (sessions 41-42): it names sizes on photos closer to real
 # ones far better, and reads centres a little worse, so the shipped pair takes each from the one that reads it best.
 DEFAULT_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes.onnx"
+# The size reader gone on with on photos as worse cameras take them (JPEG 35-75, blur, noise, a small sensor;
+# session 56). Alone it names sizes worse on blurred photos and makes more false bases on path-traced ones; its
+# size logits averaged with DEFAULT_SIZE_READER's name sizes better on every set measured, sharp or not
+# (docs/vision.md, session 57).
+DEFAULT_CAMERA_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes-camera.onnx"
 
 
 def size_reader_for(refiner_path: Path, reader: Path | None = DEFAULT_SIZE_READER) -> Path | None:
     """The size reader that goes with ``refiner_path``: ``reader`` with the shipped refiner, where it is there;
-    None with a refiner of the players' own (``tablesight adapt``), which names its sizes itself."""
+    None with a refiner of the players' own (``tablesight adapt``), which names its sizes itself. The same holds
+    for the second size reader (``DEFAULT_CAMERA_SIZE_READER``)."""
     if reader is None or not Path(reader).is_file():
         return None
     return reader if Path(refiner_path).resolve() == DEFAULT_REFINER.resolve() else None
@@ -82,12 +88,17 @@ def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
 class BaseRefiner:
     """``size_reader_path``: a second network of the same kind whose base and size readings replace
     ``model_path``'s in the final reading (the centre stays ``model_path``'s); None: ``model_path`` reads all.
-    What it gains on path-traced and flat tables: docs/detector.md, sessions 41 and 42; about 20 ms more a photo."""
+    What it gains on path-traced and flat tables: docs/detector.md, sessions 41 and 42; about 20 ms more a photo.
+    ``camera_size_reader_path``: a third, whose size logits are averaged with the size reader's (the base
+    reading stays the size reader's); about 20 ms more a photo (in the four mirror views alone it named 1-4 more
+    sizes wrong on each tuning set, session 57)."""
 
     model_path: Path = DEFAULT_REFINER
     size_reader_path: Path | None = None
+    camera_size_reader_path: Path | None = None
     _network: OnnxNetwork | None = field(default=None, repr=False)
     _size_reader: OnnxNetwork | None = field(default=None, repr=False)
+    _camera_size_reader: OnnxNetwork | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         path = Path(self.model_path)
@@ -99,6 +110,13 @@ class BaseRefiner:
             if not reader.is_file():
                 raise RefinerError(f"{reader}: no size-reading refiner there")
             self._size_reader = OnnxNetwork(reader, RefinerError)
+        if self.camera_size_reader_path is not None:
+            if self._size_reader is None:
+                raise RefinerError("a second size reader needs a first (size_reader_path)")
+            second = Path(self.camera_size_reader_path)
+            if not second.is_file():
+                raise RefinerError(f"{second}: no size-reading refiner there")
+            self._camera_size_reader = OnnxNetwork(second, RefinerError)
 
     @staticmethod
     def available(model_path: Path = DEFAULT_REFINER) -> bool:
@@ -112,16 +130,20 @@ class BaseRefiner:
             out.append(frame.rectify(photo, REFINER_PX_PER_IN, (x0, y0, CROP_PX, CROP_PX)))
         return out
 
-    def measure(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> Refined:
+    def measure(
+        self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]], camera_sizes: bool = True
+    ) -> Refined:
         """Each round proposal measured: read once, then again on a crop centred where the first reading put
         the base. The network was trained on crops within about 0.06" of the base's centre and reads those
         best, while a proposal may be 0.3" off. Tuning tables (seeds 6200-6319): centre p95 1.74 -> 1.46 mm,
         median 0.27 -> 0.24 mm (a third reading: 1.45 mm). The first reading, which only centres the second
         crop, is read in four views, the second in eight (``raw``): eight in both cost a third more time for
-        1.17 -> 1.16 mm of p95 on the tuning tables; one view first, 1.18 mm (docs/vision.md, session 32)."""
+        1.17 -> 1.16 mm of p95 on the tuning tables; one view first, 1.18 mm (docs/vision.md, session 32).
+        ``camera_sizes``: the camera size reader, where there is one, has its say in the sizes."""
         first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in], False)
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-        return self.run(self.crops(photo, frame, again), [crop_origin_px(c) for c in again], sizes_read=True)
+        crops = self.crops(photo, frame, again)
+        return self.run(crops, [crop_origin_px(c) for c in again], sizes_read=True, camera_sizes=camera_sizes)
 
     def run(
         self,
@@ -129,16 +151,21 @@ class BaseRefiner:
         origins_px: list[tuple[int, int]],
         transposes: bool = True,
         sizes_read: bool = False,
+        camera_sizes: bool = False,
     ) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``);
-        ``sizes_read``: the base and size readings from the size reader, where there is one."""
+        ``sizes_read``: the base and size readings from the size reader, where there is one; ``camera_sizes``:
+        with them, the size logits averaged with the camera size reader's, where there is one."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
         blob = to_blob(crops)
         raw = self.raw(blob, transposes)
+        sizes = slice(1, 1 + len(ROUND_SIZES))
         if sizes_read and self._size_reader is not None:
-            raw[:, : 1 + len(ROUND_SIZES)] = self.raw(blob, transposes, self._size_reader)[:, : 1 + len(ROUND_SIZES)]
+            raw[:, : sizes.stop] = self.raw(blob, transposes, self._size_reader)[:, : sizes.stop]
+        if sizes_read and camera_sizes and self._camera_size_reader is not None:
+            raw[:, sizes] = (raw[:, sizes] + self.raw(blob, transposes, self._camera_size_reader)[:, sizes]) / 2
         p_base = 1.0 / (1.0 + np.exp(-raw[:, 0]))
         logits = raw[:, 1 : 1 + len(ROUND_SIZES)]
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))

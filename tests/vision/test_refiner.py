@@ -19,6 +19,7 @@ from vision.detections import RIM_SAMPLE_ANGLES, RIM_SAMPLE_RADII, RIM_SAMPLES, 
 from vision.evaluate import _match
 from vision.refiner import (
     CROP_PX,
+    DEFAULT_CAMERA_SIZE_READER,
     DEFAULT_REFINER,
     DEFAULT_SIZE_READER,
     OFFSET_SCALE_IN,
@@ -27,6 +28,7 @@ from vision.refiner import (
     RefinerError,
     crop_centre_in,
     crop_origin_px,
+    to_blob,
 )
 from vision.synth.table import render_table
 
@@ -127,9 +129,38 @@ def test_the_shipped_detector_reads_sizes_with_the_reader_and_a_players_refiner_
     own = tmp_path / "adapted-refiner.onnx"
     own.write_bytes(DEFAULT_REFINER.read_bytes())
     refiner = LearnedDetector(refiner_path=own)._refiner
-    assert refiner is not None and refiner._size_reader is None
+    assert refiner is not None and refiner._size_reader is None and refiner._camera_size_reader is None
+    shipped = LearnedDetector()._refiner
+    assert shipped is not None and shipped._camera_size_reader is not None
     with pytest.raises(RefinerError, match="none.onnx: no size-reading refiner there"):
         BaseRefiner(size_reader_path=tmp_path / "none.onnx")
+    with pytest.raises(RefinerError, match="none.onnx: no size-reading refiner there"):
+        BaseRefiner(size_reader_path=DEFAULT_SIZE_READER, camera_size_reader_path=tmp_path / "none.onnx")
+    with pytest.raises(RefinerError, match="needs a first"):
+        BaseRefiner(camera_size_reader_path=DEFAULT_CAMERA_SIZE_READER)
+
+
+def test_the_camera_size_reader_has_half_the_say_in_sizes_and_none_in_base_or_centre() -> None:
+    """Past the renderer's camera the size logits are the mean of the two size readers' (docs/vision.md, session
+    57); the base reading stays the first size reader's and the centre the refiner's."""
+    assert DEFAULT_CAMERA_SIZE_READER.is_file() and DEFAULT_CAMERA_SIZE_READER.with_suffix(".card.json").is_file()
+    table = render_table(5003, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    centres = [(m["x"], m["y"]) for m in table.scene["models"] if "x" not in m["base"]][:6]
+    origins = [crop_origin_px(c) for c in centres]
+    refiner = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER, camera_size_reader_path=DEFAULT_CAMERA_SIZE_READER)
+    crops = refiner.crops(table.image, frame, centres)
+    first, second = BaseRefiner(DEFAULT_SIZE_READER), BaseRefiner(DEFAULT_CAMERA_SIZE_READER)
+    both = refiner.run(crops, origins, sizes_read=True, camera_sizes=True)
+    one = refiner.run(crops, origins, sizes_read=True, camera_sizes=False)
+    logits = (first.raw(to_blob(crops))[:, 1:7] + second.raw(to_blob(crops))[:, 1:7]) / 2
+    mean = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(both.p_sizes, mean / mean.sum(axis=1, keepdims=True), atol=1e-6)
+    np.testing.assert_allclose(one.p_sizes, first.run(crops, origins).p_sizes, atol=1e-6)
+    np.testing.assert_allclose(both.p_base, one.p_base, atol=1e-9)
+    np.testing.assert_array_equal(both.x_in, one.x_in)
+    assert not np.allclose(both.p_sizes, one.p_sizes)  # the second reader does have its say
 
 
 def test_the_refiner_reads_a_mirrored_crop_as_the_mirror_image_of_its_reading() -> None:

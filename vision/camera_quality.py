@@ -89,6 +89,12 @@ class CameraQuality:
         return float(np.hypot(blur, jpeg))
 
     @property
+    def blurred(self) -> bool:
+        """The blur reads BLURRED_PX or more: the players are told, and the refiner for blurred photos reads the
+        centres (vision/refiner.py: DEFAULT_BLURRED_REFINER)."""
+        return bool(not math.isnan(self.edge_blur_px) and self.edge_blur_px >= BLURRED_PX)
+
+    @property
     def worse_than_rendered(self) -> bool:
         """Blurred or JPEG'd past what the renderer's camera gives (SECOND_READER_*): the sizes are read by both
         size readers."""
@@ -109,7 +115,7 @@ class CameraQuality:
             **({"edge_blur_px": round(self.edge_blur_px, 2)} if not math.isnan(self.edge_blur_px) else {}),
             "jpeg_step": round(self.jpeg_step, 1),
             "added_sigma_in": round(added_in, 4),
-            "blurred": bool(self.edge_blur_px >= BLURRED_PX),
+            "blurred": self.blurred,
             "compressed": bool(self.jpeg_step >= COARSE_JPEG_STEP),
         }
 

@@ -44,12 +44,13 @@ from vision.onnx_session import onnxruntime_session
 from vision.oval_refiner import DEFAULT_OVAL_REFINER, LEARNED_OVALS, OvalRefiner
 from vision.photo_noise import for_networks
 from vision.refiner import (
+    DEFAULT_BLURRED_REFINER,
     DEFAULT_CAMERA_SIZE_READER,
     DEFAULT_REFINER,
     DEFAULT_SIZE_READER,
     BaseRefiner,
     Refined,
-    size_reader_for,
+    companion_for,
 )
 
 Image = npt.NDArray[np.uint8]
@@ -165,6 +166,8 @@ class LearnedDetector:
     size_reader_path: Path | None = DEFAULT_SIZE_READER
     # ...and the one whose size logits are averaged with it (BaseRefiner.camera_size_reader_path)
     camera_size_reader_path: Path | None = DEFAULT_CAMERA_SIZE_READER
+    # ...and the refiner that reads a blurred photo's centres (BaseRefiner.blurred_model_path)
+    blurred_refiner_path: Path | None = DEFAULT_BLURRED_REFINER
     _refiner: BaseRefiner | None = field(default=None, repr=False)
     # the oval refiner (vision/oval_refiner.py): None, or a missing file, measures ovals by their box
     oval_refiner_path: Path | None = DEFAULT_OVAL_REFINER
@@ -193,9 +196,10 @@ class LearnedDetector:
                 raise ModelError(f"{card}: not a readable model card ({error})") from error
             self.box_scale = {str(k): float(v) for k, v in scale.items()}
         if self.refiner_path is not None and BaseRefiner.available(Path(self.refiner_path)):
-            reader = size_reader_for(Path(self.refiner_path), self.size_reader_path)
-            second = size_reader_for(Path(self.refiner_path), self.camera_size_reader_path) if reader else None
-            self._refiner = BaseRefiner(Path(self.refiner_path), reader, second)
+            reader = companion_for(Path(self.refiner_path), self.size_reader_path)
+            second = companion_for(Path(self.refiner_path), self.camera_size_reader_path) if reader else None
+            blurred = companion_for(Path(self.refiner_path), self.blurred_refiner_path)
+            self._refiner = BaseRefiner(Path(self.refiner_path), reader, second, blurred)
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:
@@ -288,9 +292,8 @@ class LearnedDetector:
         both size readers."""
         times = {}
         start = time.perf_counter()
-        if camera is None and self._refiner is not None and self._refiner.camera_size_reader_path is not None:
+        if camera is None and self._refiner is not None and self._refiner.reads_by_camera:
             camera = camera_quality(photo, frame)
-        worse_camera = camera is not None and camera.worse_than_rendered
         # A noisy photo is smoothed for the networks (vision/photo_noise.py); colours are still read from the photo.
         network_photo = for_networks(photo)
         top = frame.rectify(photo, DETECT_PX_PER_IN)
@@ -324,7 +327,7 @@ class LearnedDetector:
                 # a base there, the marker goes (_no_marker_on_a_base).
                 proposals.append(("round", centre_in, size_in, s))
                 asked.add(len(proposals) - 1)
-        refined = self._refine(network_photo, frame, [p[1] for p in proposals if p[0] == "round"], worse_camera)
+        refined = self._refine(network_photo, frame, [p[1] for p in proposals if p[0] == "round"], camera)
         rows, faint, k = [], [], 0
         for index, (name, centre_in, size_in, s) in enumerate(proposals):
             seen, rescued = None, False
@@ -522,12 +525,18 @@ class LearnedDetector:
         return bool((like_mat & changed).mean() < MARKER_GONE_SHARE)
 
     def _refine(
-        self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]], worse_camera: bool = False
+        self,
+        photo: Image,
+        frame: TableFrame,
+        centres_in: list[tuple[float, float]],
+        camera: CameraQuality | None = None,
     ) -> Refined | None:
-        """The refiner's word on each round proposal; None without a refiner."""
+        """The refiner's word on each round proposal; None without a refiner. Past the renderer's camera both size
+        readers name the sizes; in a blurred photo the refiner for blurred photos reads the centres."""
         if self._refiner is None:
             return None
-        return self._refiner.measure(photo, frame, centres_in, camera_sizes=worse_camera)
+        worse, blurred = (camera.worse_than_rendered, camera.blurred) if camera is not None else (False, False)
+        return self._refiner.measure(photo, frame, centres_in, camera_sizes=worse, blurred=blurred)
 
 
 def _proposals(

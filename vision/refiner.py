@@ -38,12 +38,16 @@ DEFAULT_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes.onn
 # size logits averaged with DEFAULT_SIZE_READER's name sizes better on every set measured, sharp or not
 # (docs/vision.md, session 57).
 DEFAULT_CAMERA_SIZE_READER = Path(__file__).parent / "models" / "base-refiner-sizes-camera.onnx"
+# The refiner gone on with on the same worse-camera photos (session 56): it reads blurred centres better (tuning
+# blurred 1.5 px: p95 2.28 -> 2.01 mm) and sharp ones worse (0.958 -> 1.049 mm), so it measures the centres of a
+# blurred photo only (docs/vision.md, session 57).
+DEFAULT_BLURRED_REFINER = Path(__file__).parent / "models" / "base-refiner-blurred.onnx"
 
 
-def size_reader_for(refiner_path: Path, reader: Path | None = DEFAULT_SIZE_READER) -> Path | None:
-    """The size reader that goes with ``refiner_path``: ``reader`` with the shipped refiner, where it is there;
-    None with a refiner of the players' own (``tablesight adapt``), which names its sizes itself. The same holds
-    for the second size reader (``DEFAULT_CAMERA_SIZE_READER``)."""
+def companion_for(refiner_path: Path, reader: Path | None = DEFAULT_SIZE_READER) -> Path | None:
+    """The network ``reader`` (a size reader, or the refiner for blurred photos) that goes with ``refiner_path``:
+    ``reader`` with the shipped refiner, where it is there; None with a refiner of the players' own (``tablesight
+    adapt``), which reads sizes and centres itself, on every photo."""
     if reader is None or not Path(reader).is_file():
         return None
     return reader if Path(refiner_path).resolve() == DEFAULT_REFINER.resolve() else None
@@ -91,14 +95,17 @@ class BaseRefiner:
     What it gains on path-traced and flat tables: docs/detector.md, sessions 41 and 42; about 20 ms more a photo.
     ``camera_size_reader_path``: a third, whose size logits are averaged with the size reader's (the base
     reading stays the size reader's); about 20 ms more a photo (in the four mirror views alone it named 1-4 more
-    sizes wrong on each tuning set, session 57)."""
+    sizes wrong on each tuning set, session 57). ``blurred_model_path``: a refiner that reads the centres in
+    ``model_path``'s place where the photo is blurred (``measure``'s ``blurred``)."""
 
     model_path: Path = DEFAULT_REFINER
     size_reader_path: Path | None = None
     camera_size_reader_path: Path | None = None
+    blurred_model_path: Path | None = None
     _network: OnnxNetwork | None = field(default=None, repr=False)
     _size_reader: OnnxNetwork | None = field(default=None, repr=False)
     _camera_size_reader: OnnxNetwork | None = field(default=None, repr=False)
+    _blurred_network: OnnxNetwork | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         path = Path(self.model_path)
@@ -117,6 +124,17 @@ class BaseRefiner:
             if not second.is_file():
                 raise RefinerError(f"{second}: no size-reading refiner there")
             self._camera_size_reader = OnnxNetwork(second, RefinerError)
+        if self.blurred_model_path is not None:
+            blurred = Path(self.blurred_model_path)
+            if not blurred.is_file():
+                raise RefinerError(f"{blurred}: no refiner for blurred photos there")
+            self._blurred_network = OnnxNetwork(blurred, RefinerError)
+
+    @property
+    def reads_by_camera(self) -> bool:
+        """Whether how the camera sees changes what this refiner reads (a camera size reader, or a refiner for
+        blurred photos)."""
+        return self._camera_size_reader is not None or self._blurred_network is not None
 
     @staticmethod
     def available(model_path: Path = DEFAULT_REFINER) -> bool:
@@ -131,7 +149,12 @@ class BaseRefiner:
         return out
 
     def measure(
-        self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]], camera_sizes: bool = True
+        self,
+        photo: Image,
+        frame: TableFrame,
+        centres_in: list[tuple[float, float]],
+        camera_sizes: bool = True,
+        blurred: bool = False,
     ) -> Refined:
         """Each round proposal measured: read once, then again on a crop centred where the first reading put
         the base. The network was trained on crops within about 0.06" of the base's centre and reads those
@@ -139,11 +162,15 @@ class BaseRefiner:
         median 0.27 -> 0.24 mm (a third reading: 1.45 mm). The first reading, which only centres the second
         crop, is read in four views, the second in eight (``raw``): eight in both cost a third more time for
         1.17 -> 1.16 mm of p95 on the tuning tables; one view first, 1.18 mm (docs/vision.md, session 32).
-        ``camera_sizes``: the camera size reader, where there is one, has its say in the sizes."""
-        first = self.run(self.crops(photo, frame, centres_in), [crop_origin_px(c) for c in centres_in], False)
+        ``camera_sizes``: the camera size reader, where there is one, has its say in the sizes; ``blurred``: the
+        refiner for blurred photos, where there is one, reads the centres (in both readings)."""
+        origins = [crop_origin_px(c) for c in centres_in]
+        first = self.run(self.crops(photo, frame, centres_in), origins, False, blurred=blurred)
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
         crops = self.crops(photo, frame, again)
-        return self.run(crops, [crop_origin_px(c) for c in again], sizes_read=True, camera_sizes=camera_sizes)
+        return self.run(
+            crops, [crop_origin_px(c) for c in again], sizes_read=True, camera_sizes=camera_sizes, blurred=blurred
+        )
 
     def run(
         self,
@@ -152,15 +179,17 @@ class BaseRefiner:
         transposes: bool = True,
         sizes_read: bool = False,
         camera_sizes: bool = False,
+        blurred: bool = False,
     ) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``);
         ``sizes_read``: the base and size readings from the size reader, where there is one; ``camera_sizes``:
-        with them, the size logits averaged with the camera size reader's, where there is one."""
+        with them, the size logits averaged with the camera size reader's, where there is one; ``blurred``: the
+        refiner for blurred photos reads in the refiner's place, where there is one."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
         blob = to_blob(crops)
-        raw = self.raw(blob, transposes)
+        raw = self.raw(blob, transposes, self._blurred_network if blurred else None)
         sizes = slice(1, 1 + len(ROUND_SIZES))
         if sizes_read and self._size_reader is not None:
             raw[:, : sizes.stop] = self.raw(blob, transposes, self._size_reader)[:, : sizes.stop]

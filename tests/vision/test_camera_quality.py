@@ -109,6 +109,8 @@ def test_a_photo_past_the_renderers_camera_has_its_sizes_read_by_both_size_reade
     assert not CameraQuality(1.12, 4.0).worse_than_rendered  # the renderer's camera at its worst
     assert not CameraQuality(float("nan"), 2.0).worse_than_rendered  # markers covered: no blur reading
     assert CameraQuality(1.25, 2.0).worse_than_rendered and CameraQuality(0.8, 7.0).worse_than_rendered
+    assert CameraQuality(1.25, 2.0).blurred and not CameraQuality(0.8, 18.0).blurred
+    assert not CameraQuality(float("nan"), 2.0).blurred
     table = render_table(6225, "grinding-annihilation")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     truth = table.scene["models"]

@@ -19,6 +19,7 @@ from vision.detections import RIM_SAMPLE_ANGLES, RIM_SAMPLE_RADII, RIM_SAMPLES, 
 from vision.evaluate import _match
 from vision.refiner import (
     CROP_PX,
+    DEFAULT_BLURRED_REFINER,
     DEFAULT_CAMERA_SIZE_READER,
     DEFAULT_REFINER,
     DEFAULT_SIZE_READER,
@@ -138,6 +139,35 @@ def test_the_shipped_detector_reads_sizes_with_the_reader_and_a_players_refiner_
         BaseRefiner(size_reader_path=DEFAULT_SIZE_READER, camera_size_reader_path=tmp_path / "none.onnx")
     with pytest.raises(RefinerError, match="needs a first"):
         BaseRefiner(camera_size_reader_path=DEFAULT_CAMERA_SIZE_READER)
+    assert shipped._blurred_network is not None and refiner._blurred_network is None
+    with pytest.raises(RefinerError, match="none.onnx: no refiner for blurred photos there"):
+        BaseRefiner(blurred_model_path=tmp_path / "none.onnx")
+
+
+def test_in_a_blurred_photo_the_refiner_for_blurred_photos_reads_the_centres_and_nothing_else() -> None:
+    """Its centres, in both readings, in the refiner's place; base and sizes stay the size readers' (docs/vision.md,
+    session 57). Not blurred, the shipped refiner reads as before."""
+    assert DEFAULT_BLURRED_REFINER.is_file() and DEFAULT_BLURRED_REFINER.with_suffix(".card.json").is_file()
+    table = render_table(5003, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    photo = cv2.GaussianBlur(table.image, (0, 0), 1.5)
+    centres = [(m["x"] + 0.05, m["y"] - 0.04) for m in table.scene["models"] if "x" not in m["base"]][:6]
+    shipped = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER, blurred_model_path=DEFAULT_BLURRED_REFINER)
+    sharp, blurred = (shipped.measure(photo, frame, centres, blurred=b) for b in (False, True))
+    as_before = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER).measure(photo, frame, centres)
+    alone = BaseRefiner(DEFAULT_BLURRED_REFINER).measure(photo, frame, centres)
+    np.testing.assert_array_equal(sharp.x_in, as_before.x_in)
+    np.testing.assert_array_equal(blurred.x_in, alone.x_in)
+    np.testing.assert_array_equal(blurred.y_in, alone.y_in)
+    assert not np.allclose(blurred.x_in, sharp.x_in)
+    # the final crops sit where each refiner put the base: the size reader reads there
+    first = BaseRefiner(DEFAULT_BLURRED_REFINER)
+    read = first.run(first.crops(photo, frame, centres), [crop_origin_px(c) for c in centres], False)
+    again = [(float(x), float(y)) for x, y in zip(read.x_in, read.y_in, strict=True)]
+    there = BaseRefiner(DEFAULT_SIZE_READER).run(first.crops(photo, frame, again), [crop_origin_px(c) for c in again])
+    np.testing.assert_allclose(blurred.p_sizes, there.p_sizes, atol=1e-6)
+    np.testing.assert_allclose(blurred.p_base, there.p_base, atol=1e-6)
 
 
 def test_the_camera_size_reader_has_half_the_say_in_sizes_and_none_in_base_or_centre() -> None:

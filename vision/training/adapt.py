@@ -27,7 +27,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
-from vision.refiner import DEFAULT_REFINER, size_reader_for
+from vision.refiner import DEFAULT_REFINER, companion_for
 from vision.training.dataset import Box, tiles, write_data_yaml
 from vision.training.refiner import photo_samples, score_refiner, train_refiner
 from vision.training.train import export_onnx, train
@@ -220,7 +220,7 @@ def adapt_refiner(
             fit(_merged(parts[:-held]), root / "check" / "refiner.onnx")
             check = {
                 "frames_held_back": held,
-                "base": score_refiner(Path(base_refiner), later, size_reader_for(Path(base_refiner))),
+                "base": score_refiner(Path(base_refiner), later, companion_for(Path(base_refiner))),
                 "adapted": score_refiner(root / "check" / "refiner.onnx", later),
             }
             shutil.rmtree(root / "check")

@@ -2,7 +2,7 @@
 move recorded with the right length, does each activation start where its models stood (the move
 record the rules judge), and does nothing update while hands are over the table?
 
-Run: ``python benchmarks/eval_live_game.py [--rounds 4] [--seed 45]``. Seeded; a few minutes (rendering).
+Run: ``python benchmarks/eval_live_game.py [--rounds 4] [--seed 45] [--camera jpeg:50]``. Seeded; a few minutes (rendering).
 
 The game: a crowded 44"x60" table (31 models in 9 units for seed 45). Each round every unit is
 activated in turn: a hand comes over the table and picks the unit's models up (one frame, models
@@ -20,8 +20,10 @@ import math
 import time
 from typing import Any
 
+import cv2
 import numpy as np
 import shapely
+from worse_camera_set import MODES, worse
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
@@ -109,29 +111,50 @@ def main() -> None:
         help="frames of the still table after each move (at 30 fps a player's turn is hundreds; the gate waits 3)",
     )
     parser.add_argument("--trace", action="store_true", help="after each update, print the models whose id is off")
+    parser.add_argument(
+        "--camera",
+        default=None,
+        help="every frame, the empty table's too, as a worse camera takes it: MODE:VALUE (jpeg:50, stream:60, "
+        "blur:1.5, noise:8; benchmarks/worse_camera_set.py)",
+    )
     args = parser.parse_args()
+    camera_rng = np.random.default_rng(args.seed + 2)
+
+    def through_camera(image: np.ndarray) -> np.ndarray:
+        """``image`` as the ``--camera`` takes it (each frame JPEG'd on its own, as a webcam's stream is)."""
+        if not args.camera:
+            return image
+        mode, _, value = args.camera.partition(":")
+        if mode not in MODES or not value:
+            raise SystemExit(f"--camera {args.camera!r}: expected MODE:VALUE, MODE one of {', '.join(MODES)}")
+        out, quality = worse(image, mode, float(value), camera_rng)
+        _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
     start_time = time.perf_counter()
     first = render_table(args.seed, GAME, hard="crowded")
     scene = first.scene
     rng = np.random.default_rng(args.seed)
     activations = script(scene, args.rounds, rng)
     lens = LensModel(first.camera.K, first.camera.dist, first.camera.size)
-    frame = calibrate(first.empty, first.layout, lens)
+    empty = through_camera(first.empty)
+    frame = calibrate(empty, first.layout, lens)
     detector = make_detector("auto")
-    reference = detector.prepare(first.empty, frame)
+    reference = detector.prepare(empty, frame)
     players = {p["id"]: p["color"] for p in scene["players"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}
     noise = np.random.default_rng(args.seed + 1)
     print(
         f"{GAME} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
         f"{len(activations)} activations over {args.rounds} rounds; detector {type(detector).__name__}"
+        + (f"; camera {args.camera}" if args.camera else "")
     )
 
-    def noisy(image: np.ndarray) -> np.ndarray:  # a fresh sensor-noise draw per frame
-        return np.clip(image + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8)
+    def noisy(image: np.ndarray) -> np.ndarray:  # a fresh sensor-noise draw per frame, through the camera
+        return through_camera(np.clip(image + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
 
     gate = MotionGate()
-    gate.update(first.empty)
+    gate.update(empty)
     tracker: IdentityTracker | None = None
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     model_frames = right = same_piece = identity = guessed = 0

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from calibration.fiducials import Corners, detect_markers, sharpness
 from calibration.layout import Layout
 from calibration.lens import LensModel
+from calibration.lens_from_markers import lens_from_markers
 
 FloatArray = npt.NDArray[np.float64]
 MOVED_PX = 2.0
@@ -264,6 +265,15 @@ def calibrate_from_corners(
             f"{', '.join(map(str, used))} agree on where the table is, too few to tell which were moved"
         )
     keep = np.repeat(marker_ok, 4)
+    estimated = False
+    if lens is None:
+        # No lens file: the lens's barrel read from the agreeing markers' corners (calibration/lens_from_markers.py).
+        H0, _ = cv2.findHomography(table_pts[keep], raw_px[keep], 0)
+        K0 = _intrinsics_from_homography(H0 / H0[2, 2], image_size) if H0 is not None else None
+        lens = lens_from_markers(table_pts[keep], raw_px[keep], image_size, K0)
+        if lens is not None:
+            estimated = True
+            image_pts = lens.undistort_points(raw_px)
     H, _ = cv2.findHomography(table_pts[keep], image_pts[keep], 0)
     H = H / H[2, 2]
 
@@ -275,7 +285,7 @@ def calibrate_from_corners(
         if not ok:
             rvec = tvec = None
     frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec)
-    quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp)
+    quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp, estimated)
     return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality)
 
 
@@ -374,6 +384,7 @@ def _quality(
     missing: tuple[int, ...],
     marker_ok: npt.NDArray[np.bool_],
     sharp: float,
+    lens_estimated: bool = False,
 ) -> Quality:
     h8 = (frame.H / frame.H[2, 2]).ravel()[:8]
     resid = _project(h8, table_pts[keep]) - image_pts[keep]
@@ -455,6 +466,12 @@ def _quality(
         warnings.append(f"the photo looks blurred (sharpness {sharp:.0f}); refocus the camera")
     if frame.lens is None:
         warnings.append("no lens calibration: straight lines near the edges may bend (tablesight calibrate-lens)")
+    elif lens_estimated:
+        k1, k1_sigma = float(frame.lens.dist.ravel()[0]), float((frame.lens.std or (0.0,) * 8)[4])
+        warnings.append(
+            f"no lens calibration: the lens's bend was read from the markers (k1 {k1:+.3f} +/- {k1_sigma:.3f}); "
+            "tablesight calibrate-lens measures it better"
+        )
     return Quality(
         tuple(used),
         missing,

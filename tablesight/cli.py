@@ -158,7 +158,8 @@ def _default_layout(args: argparse.Namespace) -> bool:
 
 
 def _lens_for(args: argparse.Namespace) -> Any:
-    """The lens file given with --lens, or None (the camera's lens is then taken as distortion-free)."""
+    """The lens file given with --lens, or None (the lens's bend is then read from the calibration markers:
+    calibration/lens_from_markers.py)."""
     from calibration.lens import LensModel
 
     return LensModel.load(args.lens) if args.lens else None
@@ -445,9 +446,7 @@ def cmd_eval_vision(args: argparse.Namespace) -> int:
         b = report["bases"]
         lines += [
             f"[{report['detector']}] {report['images']} images; lens: "
-            + (
-                report["lens"] or "none (no lens.json there: intrinsics estimated from the markers, distortion left in)"
-            ),
+            + (report["lens"] or "none (no lens.json there: the lens's bend read from the markers, less surely)"),
             f"bases: recall {b['recall']:.1%}, precision {b['precision']:.1%}, size {b['size_accuracy']:.1%}, team {b['team_accuracy']:.1%}",
             f"  centre error mm: median {b['centre_error_mm']['median']:.2f}, p95 {b['centre_error_mm']['p95']:.2f}, max {b['centre_error_mm']['max']:.2f}"
             f"; within 2 reported sigma (per axis): {b['within_2_sigma']:.1%}",

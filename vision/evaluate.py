@@ -311,7 +311,7 @@ def evaluate(
         "detector": type(chosen).__name__.removesuffix("Detector").lower(),
         "images": len(rows),
         # Renders come with the camera's lens (lens.json); without it the intrinsics are estimated from the
-        # markers and the lens's distortion is not taken out, and every figure is worse for it.
+        # markers and the lens's bend read from them too (calibration/lens_from_markers.py), less surely.
         "lens": str(lens_file) if lens is not None else None,
         # photos whose empty table could not be calibrated (counted as nothing found), and why
         "not_calibrated": not_calibrated,

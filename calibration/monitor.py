@@ -105,6 +105,10 @@ class CalibrationMonitor:
             frame = calibrate(image, self.layout, self.lens)
         except CalibrationError as error:
             return self._keep(f"calibration failed ({error}); keeping the last good calibration", ())
+        if self.lens is None and frame.lens is not None:
+            # No lens file: the bend read from the markers at the first calibration is kept (a bumped camera keeps
+            # its lens), so a recalibration from fewer markers maps the table as the first did.
+            self.lens = frame.lens
         self.frame = frame
         self._patches = self._make_patches(image, frame)
         missing = frame.quality.markers_missing if frame.quality else ()

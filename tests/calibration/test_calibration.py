@@ -363,3 +363,23 @@ def test_a_blurred_photo_is_read_again_sharpened_for_the_markers_it_hides() -> N
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     frame = calibrate(blurred, table.layout, lens)
     assert frame.quality is not None and frame.quality.markers_used == (0, 1, 2, 3)
+
+
+def test_without_a_lens_file_the_monitor_keeps_the_bend_it_read_first(true_camera: Camera, texture: np.ndarray) -> None:
+    # No lens file: the first calibration reads the lens's bend from the markers (calibration/lens_from_markers.py)
+    # and the monitor keeps it, so a bumped camera is recalibrated through the same lens (docs/calibration.md,
+    # session 57). A plain homography through the markers is off by several times more.
+    monitor = CalibrationMonitor(LAYOUT)
+    first = monitor.update(photograph(true_camera, texture, seed=1))
+    assert first.state == "calibrated" and first.frame is not None and first.frame.lens is not None
+    assert monitor.lens is first.frame.lens
+    error = real_error_in(first.frame, true_camera, np.random.default_rng(1))
+    assert error <= 0.02
+    assert first.frame.quality is not None and error <= 2 * first.frame.quality.sigma_in
+    plain = TableFrame(first.frame.H, LAYOUT, SIZE)  # no bend taken out: the old way, for scale
+    assert real_error_in(plain, true_camera, np.random.default_rng(1)) > 2 * error
+    turn = cv2.Rodrigues(np.array([0.004, 0.003, 0.0]))[0]
+    bumped = Camera(true_camera.K, np.asarray(DISTORTION), turn @ true_camera.R, turn @ true_camera.t, SIZE)
+    report = monitor.update(photograph(bumped, texture, seed=4))
+    assert report.state == "recalibrated" and report.frame is not None and report.frame.lens is first.frame.lens
+    assert real_error_in(report.frame, bumped, np.random.default_rng(6)) <= 0.02

@@ -88,6 +88,15 @@ def to_blob(crops: list[Image]) -> npt.NDArray[np.float32]:
     return np.ascontiguousarray(stack[..., ::-1].transpose(0, 3, 1, 2))
 
 
+def _companion(path: Path | None, missing: str) -> OnnxNetwork | None:
+    """The network at ``path`` (None: none); a missing file is a RefinerError that says ``missing``."""
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise RefinerError(f"{path}: {missing}")
+    return OnnxNetwork(Path(path), RefinerError)
+
+
 @dataclass
 class BaseRefiner:
     """``size_reader_path``: a second network of the same kind whose base and size readings replace
@@ -112,23 +121,11 @@ class BaseRefiner:
         if not path.is_file():
             raise RefinerError(f"{path}: no refiner model there (train one with vision/training/refiner.py)")
         self._network = OnnxNetwork(path, RefinerError)
-        if self.size_reader_path is not None:
-            reader = Path(self.size_reader_path)
-            if not reader.is_file():
-                raise RefinerError(f"{reader}: no size-reading refiner there")
-            self._size_reader = OnnxNetwork(reader, RefinerError)
-        if self.camera_size_reader_path is not None:
-            if self._size_reader is None:
-                raise RefinerError("a second size reader needs a first (size_reader_path)")
-            second = Path(self.camera_size_reader_path)
-            if not second.is_file():
-                raise RefinerError(f"{second}: no size-reading refiner there")
-            self._camera_size_reader = OnnxNetwork(second, RefinerError)
-        if self.blurred_model_path is not None:
-            blurred = Path(self.blurred_model_path)
-            if not blurred.is_file():
-                raise RefinerError(f"{blurred}: no refiner for blurred photos there")
-            self._blurred_network = OnnxNetwork(blurred, RefinerError)
+        if self.camera_size_reader_path is not None and self.size_reader_path is None:
+            raise RefinerError("a second size reader needs a first (size_reader_path)")
+        self._size_reader = _companion(self.size_reader_path, "no size-reading refiner there")
+        self._camera_size_reader = _companion(self.camera_size_reader_path, "no size-reading refiner there")
+        self._blurred_network = _companion(self.blurred_model_path, "no refiner for blurred photos there")
 
     @property
     def reads_by_camera(self) -> bool:

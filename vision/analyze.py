@@ -260,7 +260,8 @@ def analyze(
         start = time.perf_counter()
         reference = detector.prepare(empty if empty is not None else _background_estimate(photo), frame)
         times["setup_ms"] = (time.perf_counter() - start) * 1e3
-    # How well the camera sees: past the renderer's camera, sizes are read by both size readers.
+    # How well the camera sees: past the renderer's camera, sizes are read by both size readers, and a blurred
+    # photo's centres by the refiner for blurred photos (vision/refiner.py).
     start = time.perf_counter()
     camera = camera_quality(photo, frame)
     times["camera_ms"] = (time.perf_counter() - start) * 1e3

@@ -289,7 +289,7 @@ class LearnedDetector:
     ) -> tuple[Detections, dict[str, float], Image]:
         """Bases and objective markers in table inches; timings; the top-down view the model saw. ``camera``: how
         well the camera sees (read from ``photo`` where not given): past the renderer's camera, sizes are read by
-        both size readers."""
+        both size readers, and a blurred photo's centres by the refiner for blurred photos."""
         times = {}
         start = time.perf_counter()
         if camera is None and self._refiner is not None and self._refiner.reads_by_camera:

@@ -20,10 +20,9 @@ import math
 import time
 from typing import Any
 
-import cv2
 import numpy as np
 import shapely
-from worse_camera_set import MODES, worse
+from worse_camera_set import camera_spec, seen_through
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
@@ -119,17 +118,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
+    camera = camera_spec(args.camera) if args.camera else None
 
     def through_camera(image: np.ndarray) -> np.ndarray:
         """``image`` as the ``--camera`` takes it (each frame JPEG'd on its own, as a webcam's stream is)."""
-        if not args.camera:
-            return image
-        mode, _, value = args.camera.partition(":")
-        if mode not in MODES or not value:
-            raise SystemExit(f"--camera {args.camera!r}: expected MODE:VALUE, MODE one of {', '.join(MODES)}")
-        out, quality = worse(image, mode, float(value), camera_rng)
-        _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+        return seen_through(image, *camera, camera_rng) if camera else image
 
     start_time = time.perf_counter()
     first = render_table(args.seed, GAME, hard="crowded")

@@ -20,12 +20,11 @@ import dataclasses
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from worse_camera_set import MODES, worse  # noqa: E402
+from worse_camera_set import camera_spec, seen_through  # noqa: E402
 
 from tablesight.ruling_agreement import compare, with_roster  # noqa: E402
 from vision.analyze import make_detector  # noqa: E402
@@ -37,14 +36,8 @@ from vision.synth.table import RenderedTable, render_table, webcam_lens  # noqa:
 
 def _worse_camera(table: RenderedTable, camera: str, rng: np.random.Generator) -> RenderedTable:
     """``table`` with its photo and empty frame as the camera ``MODE:VALUE`` takes them."""
-    mode, _, value = camera.partition(":")
-    if mode not in MODES or not value:
-        raise SystemExit(f"--camera {camera!r}: expected MODE:VALUE, MODE one of {', '.join(MODES)}")
-    images = {}
-    for name in ("image", "empty"):
-        out, quality = worse(getattr(table, name), mode, float(value), rng)
-        _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        images[name] = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    mode, value = camera_spec(camera)
+    images = {name: seen_through(getattr(table, name), mode, value, rng) for name in ("image", "empty")}
     return dataclasses.replace(table, **images)
 
 

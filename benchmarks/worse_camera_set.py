@@ -40,6 +40,24 @@ def worse(
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), int(value)
 
 
+def camera_spec(spec: str) -> tuple[str, float]:
+    """``MODE:VALUE`` (the benchmarks' ``--camera``, e.g. jpeg:50) as (mode, value)."""
+    mode, _, value = spec.partition(":")
+    if mode not in MODES or not value:
+        raise SystemExit(f"--camera {spec!r}: expected MODE:VALUE, MODE one of {', '.join(MODES)}")
+    return mode, float(value)
+
+
+def seen_through(
+    image: npt.NDArray[np.uint8], mode: str, value: float, rng: np.random.Generator
+) -> npt.NDArray[np.uint8]:
+    """``image`` as the worse camera hands it over: made worse, then JPEG'd at its quality and decoded."""
+    out, quality = worse(image, mode, value, rng)
+    _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    decoded: npt.NDArray[np.uint8] = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return decoded
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("src", type=Path)

@@ -29,10 +29,10 @@ MIN_CORNER_NOISE_PX = 0.05  # a fit tighter than this is luck: the sigma of k1 d
 # A marker misread: leaving it out fits the rest this many times better (rendered tables fit to 0.03-0.15 px),
 # looked for only where all of them miss by more than MIN_OUTLIER_RMS_PX
 OUTLIER_FACTOR = 3.0
+MIN_OUTLIER_RMS_PX = 0.2
 # The least sigma of k1, as a share of it: on the path-traced tables 7600-7629 the markers read the lens 20-30 %
 # more bent than its lens file
 MODEL_SIGMA_SHARE = 0.25
-MIN_OUTLIER_RMS_PX = 0.2
 
 
 def _residual_px2(k1: float, K: FloatArray, table_pts: FloatArray, raw_px: FloatArray) -> float:

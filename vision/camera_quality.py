@@ -61,8 +61,8 @@ COARSE_JPEG_STEP = 8.0
 # From here a second size reader, trained for worse cameras, is asked too (vision/refiner.py:
 # DEFAULT_CAMERA_SIZE_READER): past every reading of the renderer's camera. Asked on every photo it named sizes
 # better on the tuning tables as rendered too, but 4 more wrong on the held-out 300 (35 -> 39), so a photo as
-# good as the renderer's is read as before (docs/vision.md, session 57). JPEG step 6: quality 75 and under.
-SECOND_READER_BLUR_PX = BLURRED_PX
+# good as the renderer's is read as before (docs/vision.md, session 57): a blurred photo (BLURRED_PX), or JPEG
+# step 6 and over (quality 75 and under).
 SECOND_READER_JPEG_STEP = 6.0
 
 _N = 8
@@ -96,10 +96,9 @@ class CameraQuality:
 
     @property
     def worse_than_rendered(self) -> bool:
-        """Blurred or JPEG'd past what the renderer's camera gives (SECOND_READER_*): the sizes are read by both
-        size readers."""
-        blurred = not math.isnan(self.edge_blur_px) and self.edge_blur_px >= SECOND_READER_BLUR_PX
-        return bool(blurred or self.jpeg_step >= SECOND_READER_JPEG_STEP)
+        """Blurred, or JPEG'd past what the renderer's camera gives (SECOND_READER_JPEG_STEP): the sizes are read
+        by both size readers."""
+        return self.blurred or self.jpeg_step >= SECOND_READER_JPEG_STEP
 
     def added_sigma_in(self, inches_per_px: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """That sigma in inches, where the photo has ``inches_per_px``."""

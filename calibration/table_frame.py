@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.fiducials import Corners, detect_markers, sharpness
+from calibration.focal_from_markers import focal_from_markers
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.lens_from_markers import lens_from_markers
@@ -31,6 +32,8 @@ MOVED_PX_NO_LENS = 8.0
 MIN_MARKERS = 2
 NOISE_LIMIT = 0.05  # corner noise above this share of a marker's side is disagreement, not blur
 CORNER_NOISE_FACTOR = 4.0  # a corner further than this many times the corners' noise from a fit is an outlier
+MIN_FOCAL_NOISE_PX = 0.05  # per axis: two markers' fit is tight by luck
+UNSURE_FOCAL_SHARE = 0.1  # the players are told from here (a view tilted 3 degrees or more: under 0.04)
 BLUR_LIMIT = 15.0  # Laplacian variance below which a photo is too blurred to trust
 SIGMA_GRID = 9  # table points per side where the map's sigma is evaluated
 
@@ -86,6 +89,9 @@ class TableFrame:
     rvec: FloatArray | None = None  # pose: table (x, y, w=-z) -> camera
     tvec: FloatArray | None = None
     quality: Quality | None = field(default=None, compare=False)
+    # The focal length's sigma, as a share of it: tiny from a lens file, up to 0.3 (calibration/focal_from_markers.py)
+    # where the markers alone cannot tell it. The pose, and so the parallax put back at each base, is as sure.
+    focal_sigma_share: float = 0.0
 
     # ---- mapping ---------------------------------------------------------------
     def _ideal(self, px: npt.ArrayLike) -> FloatArray:
@@ -190,6 +196,7 @@ class TableFrame:
             "rvec": None if self.rvec is None else self.rvec.ravel().tolist(),
             "tvec": None if self.tvec is None else self.tvec.ravel().tolist(),
             "quality": self.quality.to_json() if self.quality is not None else None,
+            "focal_sigma_share": round(self.focal_sigma_share, 5),
         }
 
     def save(self, path: str | Path) -> None:
@@ -213,6 +220,7 @@ class TableFrame:
                 None if data.get("K") is None else np.array(data["K"], float),
                 None if data.get("rvec") is None else np.array(data["rvec"], float),
                 None if data.get("tvec") is None else np.array(data["tvec"], float),
+                focal_sigma_share=float(data.get("focal_sigma_share", 0.0)),  # files saved before session 58: 0
             )
         except FileNotFoundError:
             raise CalibrationError(f"{path}: no such calibration file") from None
@@ -267,26 +275,30 @@ def calibrate_from_corners(
     keep = np.repeat(marker_ok, 4)
     estimated = False
     if lens is None:
-        # No lens file: the lens's barrel read from the agreeing markers' corners (calibration/lens_from_markers.py).
-        H0, _ = cv2.findHomography(table_pts[keep], raw_px[keep], 0)
-        K0 = _intrinsics_from_homography(H0 / H0[2, 2], image_size) if H0 is not None else None
-        lens = lens_from_markers(table_pts[keep], raw_px[keep], image_size, K0)
+        # No lens file: the lens's barrel and the focal length read from the agreeing markers' corners
+        # (calibration/lens_from_markers.py).
+        lens = lens_from_markers(table_pts[keep], raw_px[keep], image_size)
         if lens is not None:
             estimated = True
             image_pts = lens.undistort_points(raw_px)
     H, _ = cv2.findHomography(table_pts[keep], image_pts[keep], 0)
     H = H / H[2, 2]
 
-    K = lens.K if lens is not None else _intrinsics_from_homography(H, image_size)
-    rvec = tvec = None
-    if K is not None:
-        obj = np.concatenate([table_pts[keep], np.zeros((int(keep.sum()), 1))], axis=1)
-        ok, rvec, tvec = cv2.solvePnP(obj, image_pts[keep], K, None, flags=cv2.SOLVEPNP_ITERATIVE)
-        if not ok:
-            rvec = tvec = None
-    frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec)
+    if lens is not None:
+        K = lens.K
+        focal_share = float(lens.std[0]) / float(K[0, 0]) if lens.std else 0.0
+    else:  # two markers: no bend can be read, but a focal length can
+        noise_px = max(_fit_rms_px(H, table_pts[keep], image_pts[keep]), MIN_FOCAL_NOISE_PX)
+        f_px, focal_share = focal_from_markers(table_pts[keep], image_pts[keep], image_size, noise_px)
+        w, h = image_size
+        K = np.array([[f_px, 0.0, (w - 1) / 2], [0.0, f_px, (h - 1) / 2], [0.0, 0.0, 1.0]])
+    obj = np.concatenate([table_pts[keep], np.zeros((int(keep.sum()), 1))], axis=1)
+    ok, rvec, tvec = cv2.solvePnP(obj, image_pts[keep], K, None, flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        rvec = tvec = None
+    frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec, focal_sigma_share=focal_share)
     quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp, estimated)
-    return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality)
+    return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality, focal_share)
 
 
 def _agreeing_markers(table_pts: FloatArray, image_pts: FloatArray, base_px: float) -> npt.NDArray[np.bool_]:
@@ -332,28 +344,10 @@ def _agreeing_markers(table_pts: FloatArray, image_pts: FloatArray, base_px: flo
     return best_ok
 
 
-def _intrinsics_from_homography(H: FloatArray, image_size: tuple[int, int]) -> FloatArray | None:
-    """Focal length from a plane's homography, assuming square pixels and a centred principal point."""
-    w, h = image_size
-    c = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1]])
-    Hc = c @ H
-    h1, h2 = Hc[:, 0], Hc[:, 1]
-    # Orthogonality of the rotation's first two columns: h1^T W h2 = 0 with W = diag(1/f^2, 1/f^2, 1).
-    a = h1[0] * h2[0] + h1[1] * h2[1]
-    b = h1[2] * h2[2]
-    candidates = []
-    if abs(b) > 1e-12 and -a / b > 0:
-        candidates.append(math.sqrt(-a / b))
-    a2 = h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2
-    b2 = h1[2] ** 2 - h2[2] ** 2
-    if abs(b2) > 1e-12 and -a2 / b2 > 0:
-        candidates.append(math.sqrt(-a2 / b2))
-    if not candidates:
-        return None  # a perfectly square-on view: the focal length cannot be told from one plane
-    f = float(np.median(candidates))
-    if not (0.2 * w < f < 20 * w):
-        return None
-    return np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1.0]])
+def _fit_rms_px(H: FloatArray, table_pts: FloatArray, image_pts: FloatArray) -> float:
+    """The corners' per-axis rms miss (px) of the map ``H``."""
+    fitted = cv2.perspectiveTransform(table_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    return float(np.sqrt(np.mean((fitted - image_pts) ** 2)))
 
 
 def _project(h8: FloatArray, table_pts: FloatArray) -> FloatArray:
@@ -471,6 +465,12 @@ def _quality(
         warnings.append(
             f"no lens calibration: the lens's bend was read from the markers (k1 {k1:+.3f} +/- {k1_sigma:.3f}); "
             "tablesight calibrate-lens measures it better"
+        )
+    if frame.focal_sigma_share > UNSURE_FOCAL_SHARE:
+        warnings.append(
+            f"the camera looks almost straight down, so the markers cannot tell its focal length "
+            f"(+/- {frame.focal_sigma_share:.0%}): the parallax of a base's top is put back less surely; "
+            "tablesight calibrate-lens measures it"
         )
     return Quality(
         tuple(used),

@@ -300,6 +300,10 @@ def analyze(
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
     slope = frame.view_slope(np.c_[x, y]) if len(x) else None
     base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))
+    if slope is not None and frame.focal_sigma_share > 0:
+        # The parallax put back at each base's top grows with the view's slope, known as surely as the focal
+        # length: a camera square-on to the table, without a lens file, cannot tell it (calibration/focal_from_markers.py).
+        base_sigma = np.hypot(base_sigma, (z + BASE_HEIGHT_IN) * slope * frame.focal_sigma_share)
     # ...and what a camera worse than the renderer's adds: blurred, or JPEG'd coarsely (vision/camera_quality.py).
     added_sigma = camera.added_sigma_in(frame.inches_per_pixel(np.c_[x, y])) if len(x) else np.zeros(0)
     base_sigma = np.hypot(base_sigma, added_sigma)

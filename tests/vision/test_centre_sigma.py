@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
-from geometry.shapes import MM_PER_IN
+from geometry.shapes import BASE_HEIGHT_IN, MM_PER_IN
 from vision.analyze import analyze
 from vision.camera_quality import camera_quality
 from vision.centre_sigma import CENTRE_SIGMA_MM, SLOPE_SIGMA, centre_sigma_in
@@ -60,3 +61,26 @@ def test_the_scene_gives_each_refined_base_the_sigma_of_its_view() -> None:
     reported = np.array([models[k]["sigma_in"] for k in refined])
     assert np.allclose(reported, expected, atol=2e-5)  # the scene rounds to 5 decimals
     assert reported[np.argmax(slope)] > reported[np.argmin(slope)]
+
+
+def test_a_focal_length_the_markers_cannot_tell_makes_every_bases_parallax_less_sure() -> None:
+    """A camera without a lens file looking almost straight down: the markers cannot tell its focal length, so the
+    parallax put back at each base's top (its height times the view's slope) is as unsure as that focal length
+    (calibration/focal_from_markers.py). The scene's sigma says so: each base's grows by height x slope x share,
+    most where the camera sees the table most obliquely; with a sure focal length it is as before."""
+    table = render_table(5000, "grinding-annihilation")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    game = "grinding-annihilation"
+    detector = LearnedDetector()
+    sure = analyze(table.image, table.layout, table.empty, frame, lens, game, detector=detector).scene["models"]
+    unsure_frame = dataclasses.replace(frame, focal_sigma_share=0.3)
+    unsure = analyze(table.image, table.layout, table.empty, unsure_frame, lens, game, detector=detector).scene["models"]
+    assert len(sure) == len(unsure) >= 10
+    xy = np.array([[m["x"], m["y"]] for m in sure])
+    slope = frame.view_slope(xy)
+    assert slope is not None
+    z = np.array([m.get("z", 0.0) for m in sure])
+    expected = np.hypot([m["sigma_in"] for m in sure], (z + BASE_HEIGHT_IN) * slope * 0.3)
+    assert np.allclose([m["sigma_in"] for m in unsure], expected, atol=2e-5)
+    assert float(np.max(expected - [m["sigma_in"] for m in sure])) > 0.002  # about 0.05 mm or more where oblique

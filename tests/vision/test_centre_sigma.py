@@ -75,7 +75,9 @@ def test_a_focal_length_the_markers_cannot_tell_makes_every_bases_parallax_less_
     detector = LearnedDetector()
     sure = analyze(table.image, table.layout, table.empty, frame, lens, game, detector=detector).scene["models"]
     unsure_frame = dataclasses.replace(frame, focal_sigma_share=0.3)
-    unsure = analyze(table.image, table.layout, table.empty, unsure_frame, lens, game, detector=detector).scene["models"]
+    unsure = analyze(table.image, table.layout, table.empty, unsure_frame, lens, game, detector=detector).scene[
+        "models"
+    ]
     assert len(sure) == len(unsure) >= 10
     xy = np.array([[m["x"], m["y"]] for m in sure])
     slope = frame.view_slope(xy)

@@ -68,13 +68,16 @@ def main() -> None:
     parser.add_argument(
         "--camera", default=None, help="a worse camera than the renderer's: MODE:VALUE (jpeg:50, blur:1.5, ...)"
     )
+    parser.add_argument(
+        "--no-lens", action="store_true", help="without the webcam's lens file: the lens read from the markers"
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(55)
     if args.sigma_mm is not None:
         for how in CENTRE_SIGMA_MM:
             CENTRE_SIGMA_MM[how] = args.sigma_mm
     detector = make_detector(args.detector)
-    lens = webcam_lens(args.seed)
+    lens = None if args.no_lens else webcam_lens(args.seed)
     totals = {"agree": 0, "too_close": 0, "wrong": 0, "not_judged": 0, "models": 0, "missed": 0}
     for k in range(args.tables):
         seed = args.seed + k

@@ -116,6 +116,9 @@ def main() -> None:
         help="every frame, the empty table's too, as a worse camera takes it: MODE:VALUE (jpeg:50, stream:60, "
         "blur:1.5, noise:8; benchmarks/worse_camera_set.py)",
     )
+    parser.add_argument(
+        "--no-lens", action="store_true", help="without the webcam's lens file: the lens read from the markers"
+    )
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
     camera = camera_spec(args.camera) if args.camera else None
@@ -129,7 +132,7 @@ def main() -> None:
     scene = first.scene
     rng = np.random.default_rng(args.seed)
     activations = script(scene, args.rounds, rng)
-    lens = LensModel(first.camera.K, first.camera.dist, first.camera.size)
+    lens = None if args.no_lens else LensModel(first.camera.K, first.camera.dist, first.camera.size)
     empty = through_camera(first.empty)
     frame = calibrate(empty, first.layout, lens)
     detector = make_detector("auto")
@@ -141,6 +144,7 @@ def main() -> None:
         f"{GAME} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
         f"{len(activations)} activations over {args.rounds} rounds; detector {type(detector).__name__}"
         + (f"; camera {args.camera}" if args.camera else "")
+        + ("; no lens file" if args.no_lens else "")
     )
 
     def noisy(image: np.ndarray) -> np.ndarray:  # a fresh sensor-noise draw per frame, through the camera

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.layout import Layout
-from calibration.lens import LensModel
+from calibration.lens import LensError, LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from vision.analyze import Analysis, Detector, analyze, make_detector
@@ -62,13 +62,25 @@ def render_dataset(
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     written = []
-    # The webcam's lens, calibrated once from photos of the kit's board, as a player would.
-    lens = webcam_lens(seed, size)
-    lens.save(root / "lens.json")
+    # The webcam's lens, calibrated once from photos of the kit's board, as a player would. A folder rendered in
+    # more than one run keeps the first run's lens file: each calibration from other views of the board differs a
+    # little, and the held-out 300 read a base's size and two teams differently with the second run's
+    # (docs/calibration.md, session 58).
+    lens_path = root / "lens.json"
+    if not _lens_at(lens_path, size):
+        webcam_lens(seed, size).save(lens_path)
     for k in range(count):
         game = games[k % len(games)]
         written.append(render_one(root, seed + k, game, style, figures, trees, rims, group, side_markers, size))
     return written
+
+
+def _lens_at(path: Path, size: tuple[int, int]) -> bool:
+    """There is a lens file at ``path``, calibrated at the photo ``size``."""
+    try:
+        return tuple(LensModel.load(path).image_size) == tuple(size)
+    except LensError:  # none there, or not a lens file: written anew
+        return False
 
 
 def render_one(

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import shapely
 
+from calibration.lens import LensModel
 from vision.evaluate import SEEN_RIM_SHARE, evaluate, render_dataset
 from vision.synth.table import render_table
 
@@ -90,3 +91,17 @@ def test_a_table_whose_markers_cannot_be_read_counts_as_nothing_found(tmp_path: 
     assert report["bases"]["recall"] == int(rows[1]["bases_matched"]) / true
     # the reported sigmas of the table that was read: most errors within 2 of them
     assert 0.85 <= report["bases"]["within_2_sigma"] <= 1.0
+
+
+def test_a_folder_rendered_in_two_runs_keeps_the_first_runs_lens_file(tmp_path: Path) -> None:
+    """The held-out 300 is rendered in two runs (seeds 5000 and 5150) into one folder. Each run's lens file is
+    calibrated from other views of the board, and the second used to replace the first: the same photos then read
+    a base's size and two teams differently (docs/calibration.md, session 58). The first run's is kept; a lens file
+    of another photo size is not."""
+    render_dataset(tmp_path, 1, seed=5000)
+    first = (tmp_path / "lens.json").read_text(encoding="utf-8")
+    render_dataset(tmp_path, 1, seed=5150)
+    assert (tmp_path / "lens.json").read_text(encoding="utf-8") == first
+    assert sorted(p.name for p in tmp_path.glob("*.truth.json")) == ["05000.truth.json", "05150.truth.json"]
+    render_dataset(tmp_path, 1, seed=5150, size=(1280, 720))
+    assert LensModel.load(tmp_path / "lens.json").image_size == (1280, 720)

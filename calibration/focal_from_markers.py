@@ -21,6 +21,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.least import least_on_grid
+
 FloatArray = npt.NDArray[np.float64]
 
 PRIOR_FOCAL_WIDTHS = 0.71  # f / image width of a 70 degree horizontal field of view
@@ -62,21 +64,7 @@ def focal_from_markers(
         return misses + (log_f - prior_log) ** 2 / (2 * PRIOR_SIGMA_LOG**2)
 
     grid = np.linspace(math.log(SEARCH_WIDTHS[0] * w), math.log(SEARCH_WIDTHS[1] * w), COARSE_STEPS)
-    best = int(np.argmin([cost(float(g)) for g in grid]))
-    lo, hi = float(grid[max(best - 1, 0)]), float(grid[min(best + 1, len(grid) - 1)])
-    ratio = (math.sqrt(5) - 1) / 2  # golden-section search in the coarse minimum's bracket
-    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-    fa, fb = cost(a), cost(b)
-    while hi - lo > TOLERANCE_LOG:
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = hi - ratio * (hi - lo)
-            fa = cost(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + ratio * (hi - lo)
-            fb = cost(b)
-    log_f = (lo + hi) / 2
+    log_f = least_on_grid(cost, grid, TOLERANCE_LOG)
     step = CURVATURE_STEP_LOG
     curvature = (cost(log_f + step) + cost(log_f - step) - 2 * cost(log_f)) / step**2
     sigma_log = 1.0 / math.sqrt(curvature) if curvature > 0 else PRIOR_SIGMA_LOG

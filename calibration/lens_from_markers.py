@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.focal_from_markers import focal_from_markers
+from calibration.least import least_on_grid
 from calibration.lens import LensModel
 
 FloatArray = npt.NDArray[np.float64]
@@ -73,25 +74,10 @@ def _fit_k1(K: FloatArray, table_pts: FloatArray, raw_px: FloatArray) -> tuple[f
     def sse(k1: float) -> float:
         return _residual_px2(k1, K, table_pts, raw_px)
 
-    grid = np.arange(K1_RANGE[0], K1_RANGE[1] + 1e-9, K1_STEP)
-    best = float(grid[int(np.argmin([sse(float(k)) for k in grid]))])
-    lo, hi = best - K1_STEP, best + K1_STEP  # golden-section search in the coarse minimum's bracket
-    ratio = (math.sqrt(5) - 1) / 2
-    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-    fa, fb = sse(a), sse(b)
-    while hi - lo > K1_TOLERANCE:
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = hi - ratio * (hi - lo)
-            fa = sse(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + ratio * (hi - lo)
-            fb = sse(b)
-    k1 = (lo + hi) / 2
+    k1 = least_on_grid(sse, np.arange(K1_RANGE[0], K1_RANGE[1] + 1e-9, K1_STEP), K1_TOLERANCE)
     least = sse(k1)
     # Near its least, sum = least + c (k - k1)^2 with c the corners' information on k1 (the homography refitted
-    # at each k); the corners' noise from the misses left over (2n coordinates less 8 + 1 parameters).
+    # at each k); the corners' noise from the misses left over.
     step = 0.005
     c = (sse(k1 + step) + sse(k1 - step) - 2 * least) / (2 * step**2)
     free = 2 * len(table_pts) - 9 - len(table_pts) // 4  # coordinates less the homography, k1 and the swellings

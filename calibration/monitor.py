@@ -112,7 +112,11 @@ class CalibrationMonitor:
         self.frame = frame
         self._patches = self._make_patches(image, frame)
         missing = frame.quality.markers_missing if frame.quality else ()
-        return MonitorReport(state, frame, {}, tuple(missing), f"{state} from {len(self._patches)} markers")
+        # What the calibration warns of goes to the players too (watch and the page show this message): a lens
+        # read from the markers, a focal length they cannot tell, a blurred photo.
+        warnings = "; ".join(frame.quality.warnings) if frame.quality else ""
+        message = f"{state} from {len(self._patches)} markers" + (f" ({warnings})" if warnings else "")
+        return MonitorReport(state, frame, {}, tuple(missing), message)
 
     def _keep(self, message: str, hidden: tuple[int, ...], shifts: dict[int, float] | None = None) -> MonitorReport:
         state = "markers-hidden" if self.frame is not None else "uncalibrated"

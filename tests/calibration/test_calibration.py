@@ -373,6 +373,7 @@ def test_without_a_lens_file_the_monitor_keeps_the_bend_it_read_first(true_camer
     first = monitor.update(photograph(true_camera, texture, seed=1))
     assert first.state == "calibrated" and first.frame is not None and first.frame.lens is not None
     assert monitor.lens is first.frame.lens
+    assert "the lens's bend was read from the markers" in first.message  # watch and the page tell the players
     error = real_error_in(first.frame, true_camera, np.random.default_rng(1))
     assert error <= 0.02
     assert first.frame.quality is not None and error <= 2 * first.frame.quality.sigma_in

@@ -462,6 +462,8 @@ def _quality(
         warnings.append("no lens calibration: straight lines near the edges may bend (tablesight calibrate-lens)")
     elif lens_estimated:
         k1, k1_sigma = float(frame.lens.dist.ravel()[0]), float((frame.lens.std or (0.0,) * 8)[4])
+        # k1's sigma less the part that moves with the focal length (the same bend in pixels: the pose's doubt)
+        k1_sigma = math.sqrt(max(k1_sigma**2 - (2 * k1 * frame.focal_sigma_share) ** 2, 0.0))
         warnings.append(
             f"no lens calibration: the lens's bend was read from the markers (k1 {k1:+.3f} +/- {k1_sigma:.3f}); "
             "tablesight calibrate-lens measures it better"

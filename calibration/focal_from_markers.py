@@ -33,9 +33,15 @@ TOLERANCE_LOG = 1e-4
 CURVATURE_STEP_LOG = 0.01
 
 
-def _sse_px2(f_px: float, table_xyz: FloatArray, ideal_px: FloatArray, centre: tuple[float, float]) -> float:
+def centred_intrinsics(f_px: float, image_size: tuple[int, int]) -> FloatArray:
+    """The camera matrix of focal length ``f_px`` (square pixels) with the principal point at the photo's centre."""
+    w, h = image_size
+    return np.array([[f_px, 0.0, (w - 1) / 2], [0.0, f_px, (h - 1) / 2], [0.0, 0.0, 1.0]])
+
+
+def _sse_px2(f_px: float, table_xyz: FloatArray, ideal_px: FloatArray, image_size: tuple[int, int]) -> float:
     """The corners' squared misses (px^2) of the best pose at focal length ``f_px``."""
-    K = np.array([[f_px, 0.0, centre[0]], [0.0, f_px, centre[1]], [0.0, 0.0, 1.0]])
+    K = centred_intrinsics(f_px, image_size)
     # IPPE: the planar pose, both of its mirror solutions weighed; then refined by Levenberg-Marquardt.
     ok, rvec, tvec = cv2.solvePnP(table_xyz, ideal_px, K, None, flags=cv2.SOLVEPNP_IPPE)
     if not ok:
@@ -53,14 +59,13 @@ def focal_from_markers(
     """The focal length (px) most likely given the corners ``ideal_px`` (the lens's bend taken out) of the table
     points ``table_pts`` (inches), found to ``noise_px`` per axis, with the principal point at the photo's centre;
     and its sigma, as a share of it (at most PRIOR_SIGMA_LOG: where the markers tell nothing)."""
-    w, h = image_size
-    centre = ((w - 1) / 2, (h - 1) / 2)
     table_xyz = np.c_[np.asarray(table_pts, np.float64), np.zeros(len(table_pts))]
     ideal = np.asarray(ideal_px, np.float64).reshape(-1, 2)
+    w = image_size[0]
     prior_log = math.log(PRIOR_FOCAL_WIDTHS * w)
 
     def cost(log_f: float) -> float:  # minus the log posterior
-        misses = _sse_px2(math.exp(log_f), table_xyz, ideal, centre) / (2 * noise_px**2)
+        misses = _sse_px2(math.exp(log_f), table_xyz, ideal, image_size) / (2 * noise_px**2)
         return misses + (log_f - prior_log) ** 2 / (2 * PRIOR_SIGMA_LOG**2)
 
     grid = np.linspace(math.log(SEARCH_WIDTHS[0] * w), math.log(SEARCH_WIDTHS[1] * w), COARSE_STEPS)

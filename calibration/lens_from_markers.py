@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.focal_from_markers import focal_from_markers
+from calibration.focal_from_markers import centred_intrinsics, focal_from_markers
 from calibration.least import least_on_grid
 from calibration.lens import LensModel
 
@@ -99,9 +99,8 @@ def lens_from_markers(table_pts: FloatArray, raw_px: FloatArray, image_size: tup
     if len(table_pts) < MIN_CORNERS:
         return None
     table_pts, raw_px = np.asarray(table_pts, np.float64), np.asarray(raw_px, np.float64)
-    w, h = image_size
-    f_ref = REFERENCE_FOCAL_WIDTHS * w
-    K_ref = np.array([[f_ref, 0.0, (w - 1) / 2], [0.0, f_ref, (h - 1) / 2], [0.0, 0.0, 1.0]])
+    f_ref = REFERENCE_FOCAL_WIDTHS * image_size[0]
+    K_ref = centred_intrinsics(f_ref, image_size)
     k1, sigma_k1, rms_px = _fit_k1(K_ref, table_pts, raw_px)
     rows = np.arange(len(table_pts))
     markers = len(table_pts) // 4
@@ -123,7 +122,7 @@ def lens_from_markers(table_pts: FloatArray, raw_px: FloatArray, image_size: tup
     cov = np.outer(along_f, along_f)
     cov[4, 4] += sigma_k1**2
     return LensModel(
-        np.array([[f_px, 0.0, (w - 1) / 2], [0.0, f_px, (h - 1) / 2], [0.0, 0.0, 1.0]]),
+        centred_intrinsics(f_px, image_size),
         np.array([k1, 0.0, 0.0, 0.0, 0.0]),
         image_size,
         rms_px=rms_px,

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.fiducials import Corners, detect_markers, sharpness
-from calibration.focal_from_markers import focal_from_markers
+from calibration.focal_from_markers import centred_intrinsics, focal_from_markers
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.lens_from_markers import lens_from_markers
@@ -290,8 +290,7 @@ def calibrate_from_corners(
     else:  # two markers: no bend can be read, but a focal length can
         noise_px = max(_fit_rms_px(H, table_pts[keep], image_pts[keep]), MIN_FOCAL_NOISE_PX)
         f_px, focal_share = focal_from_markers(table_pts[keep], image_pts[keep], image_size, noise_px)
-        w, h = image_size
-        K = np.array([[f_px, 0.0, (w - 1) / 2], [0.0, f_px, (h - 1) / 2], [0.0, 0.0, 1.0]])
+        K = centred_intrinsics(f_px, image_size)
     obj = np.concatenate([table_pts[keep], np.zeros((int(keep.sum()), 1))], axis=1)
     ok, rvec, tvec = cv2.solvePnP(obj, image_pts[keep], K, None, flags=cv2.SOLVEPNP_ITERATIVE)
     if not ok:

@@ -36,6 +36,12 @@ MIN_FOCAL_NOISE_PX = 0.05  # per axis: two markers' fit is tight by luck
 UNSURE_FOCAL_SHARE = 0.1  # the players are told from here (a view tilted 3 degrees or more: under 0.04)
 BLUR_LIMIT = 15.0  # Laplacian variance below which a photo is too blurred to trust
 SIGMA_GRID = 9  # table points per side where the map's sigma is evaluated
+# Something standing over a marker's edge (a terrain box's wall) bends the outline ArUco reads, and the marker's
+# four corners stop making the square the map makes of it. Their parallelogram defect (c0 + c2 - c1 - c3) less the
+# perspective's: 0.08 px (median) and 0.55 px (p99) over the 1,704 markers of the held-out, fresh and square-on
+# empty tables; the four bent by a wall 2.9-12 px (docs/calibration.md, session 59). Told to the players, who can
+# clear the marker's edge: otherwise it is taken for a marker moved off the layout, or bends the map.
+BENT_PX = 2.0
 
 
 class CalibrationError(ValueError):
@@ -296,8 +302,32 @@ def calibrate_from_corners(
     if not ok:
         rvec = tvec = None
     frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec, focal_sigma_share=focal_share)
-    quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp, estimated)
+    bent = _bent_markers(table_pts, image_pts, used)
+    quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp, estimated, bent)
     return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality, focal_share)
+
+
+def _bent_markers(table_pts: FloatArray, image_pts: FloatArray, used: list[int]) -> dict[int, float]:
+    """Markers whose four corners are bent out of the square the map makes of them (BENT_PX): id -> pixels."""
+    if len(used) < 2:
+        return {}
+    H, _ = cv2.findHomography(table_pts, image_pts, 0)
+    if H is None:
+        return {}
+    expected = cv2.perspectiveTransform(table_pts.reshape(-1, 1, 2), H).reshape(-1, 4, 2)
+    seen = image_pts.reshape(-1, 4, 2)
+    out = {}
+    for marker_id, mine, theirs in zip(used, seen, expected, strict=True):
+        excess = float(np.linalg.norm(np.subtract(_defect(mine), _defect(theirs))))
+        if excess > BENT_PX:
+            out[marker_id] = excess
+    return out
+
+
+def _defect(corners_px: FloatArray) -> FloatArray:
+    """How far a marker's four corners are from a parallelogram: c0 + c2 - c1 - c3 (0 for a square seen flat)."""
+    out: FloatArray = corners_px[0] + corners_px[2] - corners_px[1] - corners_px[3]
+    return out
 
 
 def _agreeing_markers(table_pts: FloatArray, image_pts: FloatArray, base_px: float) -> npt.NDArray[np.bool_]:
@@ -378,6 +408,7 @@ def _quality(
     marker_ok: npt.NDArray[np.bool_],
     sharp: float,
     lens_estimated: bool = False,
+    bent: dict[int, float] | None = None,
 ) -> Quality:
     h8 = (frame.H / frame.H[2, 2]).ravel()[:8]
     resid = _project(h8, table_pts[keep]) - image_pts[keep]
@@ -446,8 +477,15 @@ def _quality(
         warnings.append(
             f"marker(s) {', '.join(map(str, missing))} not seen (hidden by a hand or a model?); calibrated from {len(used)}"
         )
+    bent = bent or {}
     for c in checks:
-        if not c.inlier:
+        if c.id in bent:  # not moved: something over its edge
+            outcome = "it was ignored" if not c.inlier else "the map may be off near it"
+            warnings.append(
+                f"marker {c.id}'s outline looks bent by {bent[c.id]:.1f} px (something over its edge?): {outcome}; "
+                "clear its edges"
+            )
+        elif not c.inlier:
             warnings.append(
                 f'marker {c.id} is {c.offset_in:.2f}" from where the layout puts it: it was moved or the layout is wrong; it was ignored'
             )

@@ -45,8 +45,8 @@ BENT_PX = 2.0
 # With a marker missing or ignored, the markers' homography can be unsure: its 8 parameters swing where no marker
 # holds them, most when a kept marker is bent. Over this mean sigma (inches) a lens file's camera is used instead:
 # its pose (6 parameters) is held by the same corners far better. Measured on 12 fresh tables with a marker hidden and
-# another bent by a wedge (docs/calibration.md, session 59): over 0.02" the pose's map was better in 16 of 21 views
-# (flat map up to 28 mm off, the pose's 4.8 mm), about as good in 4; under it the flat map was mostly better.
+# another bent by a wedge (docs/calibration.md, session 59): over 0.02" the pose's map was better in 17 of 21 views
+# (flat map up to 28 mm off, the pose's 4.8 mm); under it the flat map in 50 of 63.
 UNSURE_MAP_IN = 0.02
 
 

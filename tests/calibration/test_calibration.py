@@ -25,6 +25,21 @@ def real_error_in(frame: TableFrame, camera: Camera, rng: np.random.Generator, z
     return float(np.sqrt(np.mean((frame.image_to_table(truth_px, z_in) - pts) ** 2)))
 
 
+def hand_over_marker_0(photo: np.ndarray, camera: Camera) -> None:
+    """A dark hand over marker 0 (at 1.5", 1.5"): hidden from the calibration."""
+    centre = camera.project([[1.5, 1.5, 0.0]])[0]
+    cv2.circle(photo, (int(centre[0]), int(centre[1])), 70, (30, 30, 30), -1)
+
+
+def wedge_over_corner(photo: np.ndarray, camera: Camera, marker_id: int) -> None:
+    """A grey wedge over one corner of a marker, as a terrain box's wall stands over its edge: ArUco still finds
+    the marker, its outline bent."""
+    m = LAYOUT.by_id()[marker_id]
+    x, y = m.x_in + m.size_in / 2, m.y_in + m.size_in / 2
+    wedge = np.array([[x - 0.6, y + 0.3], [x + 0.3, y + 0.3], [x + 0.3, y - 0.6]])
+    cv2.fillPoly(photo, [camera.project(np.c_[wedge, np.zeros(3)]).astype(np.int32)], (70, 70, 70))
+
+
 def test_accuracy_2ft_table_1080p_with_a_calibrated_lens(
     true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel
 ) -> None:
@@ -83,8 +98,7 @@ def test_a_base_top_maps_as_the_flat_map_does_with_a_marker_hidden_and_a_lens_fi
     fresh table 59027 (marker 1 behind a terrain box) had every base 1-1.5 mm off that way (docs/calibration.md,
     session 59)."""
     photo = photograph(true_camera, texture)
-    centre = true_camera.project([[1.5, 1.5, 0.0]])[0]
-    cv2.circle(photo, (int(centre[0]), int(centre[1])), 70, (30, 30, 30), -1)  # marker 0 under a hand
+    hand_over_marker_0(photo, true_camera)
     off = estimated_lens.perturbed([0, 0, 4.0, -3.0, 0, 0, 0, 0])  # a lens file's centre 4 and 3 px off
     frame = calibrate(photo, LAYOUT, off)
     assert frame.quality is not None and frame.quality.markers_missing == (0,)
@@ -146,12 +160,7 @@ def test_a_marker_bent_by_something_over_its_edge_is_said_to_be_so_not_moved(
     corners then disagree with the map, and the players were told the marker was moved or the layout wrong; they
     are now told its outline looks bent, which clearing its edge mends (docs/calibration.md, session 59)."""
     photo = photograph(true_camera, texture)
-    m = LAYOUT.by_id()[1]
-    corner_x, corner_y = m.x_in + m.size_in / 2, m.y_in + m.size_in / 2
-    wedge = np.array(
-        [[corner_x - 0.6, corner_y + 0.3], [corner_x + 0.3, corner_y + 0.3], [corner_x + 0.3, corner_y - 0.6]]
-    )
-    cv2.fillPoly(photo, [true_camera.project(np.c_[wedge, np.zeros(3)]).astype(np.int32)], (70, 70, 70))
+    wedge_over_corner(photo, true_camera, 1)
     frame = calibrate(photo, LAYOUT, estimated_lens)
     assert frame.quality is not None
     bent = [w for w in frame.quality.warnings if "marker 1" in w]
@@ -170,14 +179,8 @@ def test_with_a_marker_hidden_and_another_bent_the_table_is_mapped_from_the_lens
     import calibration.table_frame as table_frame
 
     photo = photograph(true_camera, texture)
-    hidden = true_camera.project([[1.5, 1.5, 0.0]])[0]
-    cv2.circle(photo, (int(hidden[0]), int(hidden[1])), 70, (30, 30, 30), -1)  # marker 0 under a hand
-    m = LAYOUT.by_id()[2]
-    corner_x, corner_y = m.x_in + m.size_in / 2, m.y_in + m.size_in / 2
-    wedge = np.array(
-        [[corner_x - 0.6, corner_y + 0.3], [corner_x + 0.3, corner_y + 0.3], [corner_x + 0.3, corner_y - 0.6]]
-    )
-    cv2.fillPoly(photo, [true_camera.project(np.c_[wedge, np.zeros(3)]).astype(np.int32)], (70, 70, 70))
+    hand_over_marker_0(photo, true_camera)
+    wedge_over_corner(photo, true_camera, 2)
     frame = calibrate(photo, LAYOUT, estimated_lens)
     assert frame.quality is not None and frame.quality.markers_used == (1, 2, 3)
     assert frame.quality.sigma_mean_in > table_frame.UNSURE_MAP_IN
@@ -194,8 +197,7 @@ def test_with_a_marker_hidden_and_another_bent_the_table_is_mapped_from_the_lens
 def test_hidden_marker_and_moved_marker(true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel) -> None:
     photo = photograph(true_camera, texture)
     hand = photo.copy()
-    centre = true_camera.project([[1.5, 1.5, 0.0]])[0]
-    cv2.circle(hand, (int(centre[0]), int(centre[1])), 70, (30, 30, 30), -1)
+    hand_over_marker_0(hand, true_camera)
     frame = calibrate(hand, LAYOUT, estimated_lens)
     assert frame.quality is not None and frame.quality.markers_missing == (0,)
     assert any("not seen" in w for w in frame.quality.warnings)

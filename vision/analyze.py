@@ -26,7 +26,7 @@ from vision.detections import RIM_SAMPLE_RADII, Detections
 from vision.hex_mat import HEX_GAMES, describe_no_hex_mat, hex_mat_on
 from vision.refiner import DEFAULT_REFINER
 from vision.resolution import coarse_note, describe_coarse, table_px_per_in
-from vision.size_doubt import EDGE_SIGMA_SHOWN_IN, base_edge_sigma_in, unsure_sizes
+from vision.size_doubt import EDGE_SIGMA_SHOWN_IN, base_edge_sigma_in, other_shape_sigma_in, unsure_sizes
 from vision.unit_agreement import agree_players, agree_sizes, agree_with_mates
 
 Image = npt.NDArray[np.uint8]
@@ -295,6 +295,10 @@ def analyze(
         sizes = agree_with_mates(x, y, sizes, teams, bases.size_p, colour_distances)
     # A size read unsurely leaves the base's edge in doubt: rulings from edges must say so (vision/size_doubt.py).
     edge_sigma = base_edge_sigma_in(bases.size_p, sizes)
+    # A place read both as a round base and as an oval: the camera could not tell which, so the other reading's
+    # centre and edge are kept within the rulings' 2 sigma (vision/size_doubt.py).
+    shape_sigma, shape_edge_sigma = other_shape_sigma_in(sizes, bases.other_size, bases.other_shape_in)
+    edge_sigma = np.hypot(edge_sigma, shape_edge_sigma)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the
     # refiners measured, how obliquely the camera saw them).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
@@ -306,7 +310,7 @@ def analyze(
         base_sigma = np.hypot(base_sigma, (z + BASE_HEIGHT_IN) * slope * frame.focal_sigma_share)
     # ...and what a camera worse than the renderer's adds: blurred, or JPEG'd coarsely (vision/camera_quality.py).
     added_sigma = camera.added_sigma_in(frame.inches_per_pixel(np.c_[x, y])) if len(x) else np.zeros(0)
-    base_sigma = np.hypot(base_sigma, added_sigma)
+    base_sigma = np.hypot(np.hypot(base_sigma, added_sigma), shape_sigma)
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     alike = alike_players(players or {})

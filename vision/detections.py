@@ -58,11 +58,18 @@ class Detections:
     mat_sample_bgr: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, RIM_SAMPLES, 3)))
     # (N, len(ROUND_SIZES)) how likely the base refiner found each round size (NaN where it did not read the base)
     size_p: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, len(ROUND_SIZES))))
+    # (N,) where the same place was also read as the other shape (an oval for a round base, a round base for an
+    # oval): that reading's size and how far its centre lies from this one's; "" and 0 where it was not.
+    other_size: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, "<U8"))
+    other_shape_in: FloatArray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
         n = len(self.x_in)
         if len(self.size_p) == 0 and n:
             object.__setattr__(self, "size_p", np.full((n, len(ROUND_SIZES)), np.nan))
+        if len(self.other_size) == 0 and n:
+            object.__setattr__(self, "other_size", np.full(n, "", "<U8"))
+            object.__setattr__(self, "other_shape_in", np.zeros(n))
         if len(self.rim_sample_bgr) == 0 and n:
             colours = np.asarray(self.colour_bgr, np.float64).reshape(n, 1, 3)
             object.__setattr__(self, "rim_sample_bgr", np.repeat(colours, RIM_SAMPLES, axis=1))

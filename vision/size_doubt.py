@@ -50,6 +50,25 @@ def base_edge_sigma_in(size_p: npt.ArrayLike, sizes: list[str]) -> npt.NDArray[n
     return out
 
 
+def other_shape_sigma_in(
+    sizes: list[str], other_sizes: npt.ArrayLike, other_shape_in: npt.ArrayLike
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(centre sigma, edge sigma), inches, of each base whose place was also read as the other shape (a round base
+    and an oval: ``Detections.other_size``, ``other_shape_in``), 0 elsewhere: each puts the other reading within
+    the rulings' DEFAULT_SIGMAS. Its centre lies ``other_shape_in`` away; its edge, on the worst side, that plus
+    the most their semi-axes differ, so the edge's sigma holds both (rulings add it to the centre's)."""
+    other = [str(o) for o in np.asarray(other_sizes).reshape(-1)]
+    distance_in = np.asarray(other_shape_in, np.float64).reshape(-1)
+    centre, edge = np.zeros(len(sizes)), np.zeros(len(sizes))
+    for k, (size, alt) in enumerate(zip(sizes, other, strict=True)):
+        if not alt:
+            continue
+        mine, theirs = base_semi_axes_in(size), base_semi_axes_in(alt)
+        centre[k] = distance_in[k] / DEFAULT_SIGMAS
+        edge[k] = (distance_in[k] + max(abs(m - t) for m in mine for t in theirs)) / DEFAULT_SIGMAS
+    return centre, edge
+
+
 def unsure_sizes(models: list[dict[str, Any]], least_in: float = UNSURE_SIZE_IN) -> str | None:
     """One line naming the bases whose size was read unsurely (``base_sigma_in`` at least ``least_in``), most
     doubtful first; None when there are none."""

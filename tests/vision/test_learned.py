@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -465,6 +466,42 @@ def test_a_small_base_read_deep_inside_a_surer_base_is_dropped_but_a_touching_ne
     oval = (30.0, 10.0, a60, b60, 0.0, 0, "60x35", 0.62)
     under = (30.0, 10.59, r32, r32, 0.0, 0, "32", 0.5)
     assert _one_per_base([oval, under], [False] * 2) == [under]
+
+
+def test_a_place_read_as_a_round_base_and_as_an_oval_keeps_the_other_shape_it_dropped() -> None:
+    """Held-out 05204 (docs/vision.md, session 60): a 60x35 oval under its figure was read as a 50 mm base (0.61)
+    and as a 60x35 oval (0.34) 0.19" from it; the surer round reading stays, and the oval goes with it as the
+    other shape the place may be. A faint reading is no such word, nor one that reaches into a second base kept
+    (two bases in a row read as one oval)."""
+    from vision.detect_learned import TURNED_OVAL, _one_per_base, _other_shapes
+
+    r50, (a60, b60) = base_semi_axes_in("50")[0], base_semi_axes_in("60x35")
+    round_base = (16.86, 11.51, r50, r50, 0.0, 0, "50", 0.61, None, "refined")
+    oval = (16.67, 11.56, a60, b60, 147.0, 0, "60x35", 0.34, None, "oval refined")
+    far = (30.0, 11.5, r50, r50, 0.0, 0, "50", 0.9, None, "refined")
+    rows = [round_base, oval, far]
+    kept = _one_per_base(rows, [False] * 3)
+    assert kept == [far, round_base]
+    shapes = _other_shapes(kept, rows)
+    assert shapes[0] == ("", 0.0)
+    assert shapes[1][0] == "60x35" and shapes[1][1] == pytest.approx(math.hypot(0.19, 0.05))
+    for unsure in ("oval refined, faint", TURNED_OVAL):
+        assert _other_shapes(kept, [round_base, (*oval[:9], unsure), far])[1] == ("", 0.0)
+    # The same oval reaching 0.2" into a second base kept beside the first: it was a reading of both.
+    r25 = base_semi_axes_in("25")[0]
+    beside = (
+        16.67 - a60 * math.cos(math.radians(147.0)) * 1.0,
+        11.56 - a60 * math.sin(math.radians(147.0)),
+        r25,
+        r25,
+        0.0,
+        0,
+        "25",
+        0.9,
+        None,
+        "refined",
+    )
+    assert _other_shapes([round_base, beside], [round_base, oval, beside])[0] == ("", 0.0)
 
 
 def test_only_new_markers_nearly_centred_on_a_found_base_are_dropped() -> None:

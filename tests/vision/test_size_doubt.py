@@ -19,7 +19,7 @@ from rules.table_facts import check
 from tablesight.scene import Scene
 from vision.analyze import analyze, make_detector, to_confirm
 from vision.detections import ROUND_SIZES
-from vision.size_doubt import TAIL_P, base_edge_sigma_in, unsure_sizes
+from vision.size_doubt import TAIL_P, base_edge_sigma_in, other_shape_sigma_in, unsure_sizes
 from vision.synth.table import render_table
 
 MM_PER_IN = 25.4
@@ -119,6 +119,27 @@ def test_a_cohesion_ruling_from_a_base_read_two_sizes_large_is_too_close_to_call
     assert _cohesion(read_32) is Verdict.YES  # the root mean square alone: a wrong ruling
     read_32["models"][1]["base_sigma_in"] = float(base_edge_sigma_in([row], ["32"])[0])
     assert _cohesion(read_32) is Verdict.TOO_CLOSE
+
+
+def test_a_base_also_read_as_the_other_shape_keeps_that_reading_within_the_rulings_two_sigma() -> None:
+    # Held-out 05204 (docs/vision.md, session 60): a 60x35 oval under its figure, read as a 50 mm base whose centre
+    # is 0.2" from the 60x35 reading the network also made there. Here the oval's long axis runs along y and its
+    # edge stands 2.1" from a troop's: out of cohesion. The 50 mm reading, 0.2" nearer, leaves a gap of 1.60".
+    r25, r50 = 12.5 / MM_PER_IN, 25.0 / MM_PER_IN
+    b60 = 17.5 / MM_PER_IN  # the 60x35 oval's short semi-axis
+    true_x = 10.0 + r25 + 2.1 + b60
+    read = _two_troops(2.1, 0.0, second_read_mm=50.0, sigmas_in=(0.02, 0.02))
+    read["models"][1]["x"] = true_x - 0.2
+    assert read["models"][1]["x"] - 10.0 - r25 - r50 == pytest.approx(1.605, abs=0.001)
+    assert _cohesion(read) is Verdict.YES  # a clear base's sigma: a wrong ruling
+    centre_in, edge_in = (float(v[0]) for v in other_shape_sigma_in(["50"], ["60x35"], [0.2]))
+    assert centre_in == pytest.approx(0.1)
+    assert edge_in == pytest.approx((0.2 + (r50 - b60)) / 2)  # on the troop's side the oval's edge is b60 out
+    read["models"][1]["sigma_in"] = float(np.hypot(0.02, centre_in))
+    read["models"][1]["base_sigma_in"] = edge_in
+    assert _cohesion(read) is Verdict.TOO_CLOSE
+    # A base read once, as one shape, has no such doubt; nor has a round reading beside a round one.
+    assert [float(v[0]) for v in other_shape_sigma_in(["50"], [""], [0.0])] == [0.0, 0.0]
 
 
 def test_a_photo_analysed_gives_unsurely_read_bases_their_doubt_in_the_scene() -> None:

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from calibration.lens import LensModel
+from calibration.table_frame import calibrate
 from geometry.measure import Verdict
+from geometry.shapes import base_semi_axes_in
 from rules.table_facts import check
 from tablesight.scene import Scene
 from vision.analyze import analyze, make_detector, to_confirm
@@ -140,6 +142,37 @@ def test_a_base_also_read_as_the_other_shape_keeps_that_reading_within_the_rulin
     assert _cohesion(read) is Verdict.TOO_CLOSE
     # A base read once, as one shape, has no such doubt; nor has a round reading beside a round one.
     assert [float(v[0]) for v in other_shape_sigma_in(["50"], [""], [0.0])] == [0.0, 0.0]
+
+
+def test_an_oval_read_as_a_round_base_on_a_rendered_table_keeps_its_true_edge_within_the_rulings_two_sigma() -> None:
+    """Held-out table 5204 (docs/vision.md, session 60): a 60x35 oval under its figure, read as a round base and as
+    the oval at one place; the round reading stays. Every ruling measures from base edges: wherever the true oval's
+    edge lies, it must lie within 2 sigma (the centre's and the edge's together) of the edge the scene gives."""
+    table = render_table(5204, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    result = analyze(
+        table.image, table.layout, table.empty, frame, lens, "focal-point", detector=make_detector("learned")
+    )
+    oval = next(m for m in table.scene["models"] if m["base"] == "60x35")
+    found = result.scene["models"]
+    k = int(np.argmin([math.hypot(f["x"] - oval["x"], f["y"] - oval["y"]) for f in found]))
+    read = found[k]
+    bases = result.detections[result.detections.kind == 0]
+    assert "x" not in read["base"] and str(bases.other_size[k]) == "60x35"
+    # The edge along each direction: the centre's offset along it plus the base's reach (an ellipse's support).
+    angles = np.radians(np.arange(0.0, 360.0, 5.0))
+    a_in, b_in = base_semi_axes_in("60x35")
+    turn = angles - math.radians(oval["facing_deg"])
+    true_edge = (
+        oval["x"] * np.cos(angles) + oval["y"] * np.sin(angles) + np.hypot(a_in * np.cos(turn), b_in * np.sin(turn))
+    )
+    r_in = base_semi_axes_in(read["base"])[0]
+    read_edge = read["x"] * np.cos(angles) + read["y"] * np.sin(angles) + r_in
+    worst_in = float(np.abs(true_edge - read_edge).max())
+    sigma_in = math.hypot(read["sigma_in"], read.get("base_sigma_in", 0.0))
+    assert worst_in > 0.15  # the round reading's edge is far off somewhere...
+    assert worst_in <= 2 * sigma_in  # ...and the scene says how far it may be
 
 
 def test_a_photo_analysed_gives_unsurely_read_bases_their_doubt_in_the_scene() -> None:

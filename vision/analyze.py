@@ -345,6 +345,7 @@ def analyze(
                 "facing_deg": round(float(bases.facing_deg[k]), 2),
                 "sigma_in": round(float(base_sigma[k]), 5),
                 **({"base_sigma_in": round(float(edge_sigma[k]), 4)} if edge_sigma[k] >= EDGE_SIGMA_SHOWN_IN else {}),
+                **({"other_base": str(bases.other_size[k])} if bases.other_size[k] else {}),
             }
         )
     scene = {

@@ -78,5 +78,15 @@ def unsure_sizes(models: list[dict[str, Any]], least_in: float = UNSURE_SIZE_IN)
     )
     if not unsure:
         return None
-    named = ", ".join(f'{m["id"]} ({m["base"]} mm, edge +/-{float(m["base_sigma_in"]):.2f}")' for m in unsure)
+    named = ", ".join(
+        f'{m["id"]} ({m["base"]} mm{_or_other(m)}, edge +/-{float(m["base_sigma_in"]):.2f}")' for m in unsure
+    )
     return f"sizes read unsurely, check these bases (rulings from them allow for it): {named}"
+
+
+def _or_other(model: dict[str, Any]) -> str:
+    """ ", or a 60x35 oval?" for a base whose place was also read as that other shape (``other_base``), else ""."""
+    other = str(model.get("other_base", ""))
+    if not other:
+        return ""
+    return f", or a {other} oval?" if "x" in other else f", or a {other} mm round base?"

@@ -69,6 +69,7 @@ def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
             )
         model["base"] = str(correction["base"])
         model.pop("base_sigma_in", None)  # the players said which base it is: no doubt left in its size
+        model.pop("other_base", None)  # ...nor in its shape
         return None
     if op == "roster":
         merged = merge_roster(scene, correction["roster"])

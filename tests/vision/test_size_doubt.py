@@ -159,7 +159,9 @@ def test_an_oval_read_as_a_round_base_on_a_rendered_table_keeps_its_true_edge_wi
     k = int(np.argmin([math.hypot(f["x"] - oval["x"], f["y"] - oval["y"]) for f in found]))
     read = found[k]
     bases = result.detections[result.detections.kind == 0]
-    assert "x" not in read["base"] and str(bases.other_size[k]) == "60x35"
+    assert "x" not in read["base"] and str(bases.other_size[k]) == "60x35" and read["other_base"] == "60x35"
+    line = unsure_sizes(found)
+    assert line is not None and f"{read['id']} ({read['base']} mm, or a 60x35 oval?, edge" in line
     # The edge along each direction: the centre's offset along it plus the base's reach (an ellipse's support).
     angles = np.radians(np.arange(0.0, 360.0, 5.0))
     a_in, b_in = base_semi_axes_in("60x35")
@@ -202,6 +204,22 @@ def test_the_command_line_names_the_bases_whose_size_is_unsure_most_doubtful_fir
     assert line.index("b2 (25 mm") < line.index("b4 (28.5 mm")
     assert '+/-0.17"' in line and "b1" not in line and "b3" not in line
     assert unsure_sizes(models[:1]) is None
+    # A place the camera read both as a round base and as an oval names the other shape too.
+    models += [
+        {"id": "b5", "base": "50", "x": 9.0, "y": 1.0, "base_sigma_in": 0.24, "other_base": "60x35"},
+        {"id": "b6", "base": "60x35", "x": 11.0, "y": 1.0, "base_sigma_in": 0.2, "other_base": "40"},
+    ]
+    line = unsure_sizes(models)
+    assert line is not None and "b5 (50 mm, or a 60x35 oval?, edge" in line
+    assert "b6 (60x35 mm, or a 40 mm round base?, edge" in line
+
+
+def test_setting_a_base_on_the_page_drops_the_doubt_in_its_size_and_shape() -> None:
+    from web.corrections import apply_one
+
+    scene = {"models": [{"id": "b5", "base": "50", "x": 9.0, "y": 1.0, "base_sigma_in": 0.24, "other_base": "60x35"}]}
+    assert apply_one(scene, {"op": "base", "model": "b5", "base": "60x35"}) is None
+    assert scene["models"][0] == {"id": "b5", "base": "60x35", "x": 9.0, "y": 1.0}
 
 
 def test_unsure_sizes_are_among_what_the_players_are_asked_to_confirm_after_the_coarse_photo() -> None:

@@ -594,9 +594,9 @@ def _other_shapes(kept: list[tuple[Any, ...]], rows: list[tuple[Any, ...]]) -> l
     oval) that was made at its place and dropped for it, as (its size, how far its centre lies, inches); ("", 0)
     where there was none. At its place: the centres closer than the longer of the two long semi-axes. The network
     boxed both, and which one stays goes by how sure each reading is, which does not say which shape is there.
-    On 832 tables (tuning 6200-6399, held-out 5000-5299, fresh 59000-60099, path-traced; session 60) 9 bases kept
-    had such a reading, not faint and not reaching into another base kept: 4 had the wrong shape (a 60x35 oval
-    under its figure read as a 50 mm base), read 6.6-9.0 mm off with a clear base's sigma."""
+    On 732 tables (tuning 6200-6399, held-out 5000-5299, fresh 59000-59099 and 60000-60099, path-traced; session
+    60) 9 bases kept had such a reading, not faint and not reaching into another base kept: 4 had the wrong shape
+    (a 60x35 oval under its figure read as a 50 mm base), read 6.6-9.0 mm off with a clear base's sigma."""
     dropped = [r for r in rows if r[5] == 0 and not any(r is k for k in kept)]
     out = []
     for row in kept:

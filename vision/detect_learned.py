@@ -597,25 +597,22 @@ def _other_shapes(kept: list[tuple[Any, ...]], rows: list[tuple[Any, ...]]) -> l
     On 732 tables (tuning 6200-6399, held-out 5000-5299, fresh 59000-59099 and 60000-60099, path-traced; session
     60) 9 bases kept had such a reading, not faint and not reaching into another base kept: 4 had the wrong shape
     (a 60x35 oval under its figure read as a 50 mm base), read 6.6-9.0 mm off with a clear base's sigma."""
-    dropped = [r for r in rows if r[5] == 0 and not any(r is k for k in kept)]
-    out = []
+    dropped = [r for r in rows if r[5] == 0 and not any(r is k for k in kept) and not r[9].endswith(UNSURE_READINGS)]
+    out: list[tuple[str, float]] = []
     for row in kept:
-        found = ("", 0.0)
-        if row[5] == 0:
-            # A reading that reaches into another base kept too was of both (two 25 mm bases in a row read as one
-            # 60x35 oval), not another shape of this one.
-            rest = [k for k in kept if k is not row]
-            others = [
-                r
-                for r in dropped
-                if _is_oval(r) != _is_oval(row) and not r[9].endswith(UNSURE_READINGS) and not _overlaps(r, rest)
-            ]
-            far = [math.hypot(r[0] - row[0], r[1] - row[1]) for r in others]
-            near = [(d, r) for d, r in zip(far, others, strict=True) if d < max(r[2], row[2])]
-            if near:
-                d, r = min(near, key=lambda dr: dr[0])
-                found = (str(r[6]), float(d))
-        out.append(found)
+        at_place = [
+            (d, r)
+            for r in dropped
+            if row[5] == 0
+            and _is_oval(r) != _is_oval(row)
+            and (d := math.hypot(r[0] - row[0], r[1] - row[1])) < max(r[2], row[2])
+        ]
+        # A reading that reaches into another base kept too was of both (two 25 mm bases in a row read as one 60x35
+        # oval), not another shape of this one.
+        rest = [k for k in kept if k is not row]
+        shapes = [(d, r) for d, r in at_place if not _overlaps(r, rest)]
+        d, r = min(shapes, key=lambda dr: dr[0], default=(0.0, None))
+        out.append(("", 0.0) if r is None else (str(r[6]), float(d)))
     return out
 
 

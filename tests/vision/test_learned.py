@@ -490,7 +490,7 @@ def test_a_place_read_as_a_round_base_and_as_an_oval_keeps_the_other_shape_it_dr
     # The same oval reaching 0.2" into a second base kept beside the first: it was a reading of both.
     r25 = base_semi_axes_in("25")[0]
     beside = (
-        16.67 - a60 * math.cos(math.radians(147.0)) * 1.0,
+        16.67 - a60 * math.cos(math.radians(147.0)),
         11.56 - a60 * math.sin(math.radians(147.0)),
         r25,
         r25,

@@ -667,15 +667,16 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.analyze import make_detector
     from vision.hex_mat import parse_hex_mat
-    from vision.live.sources import open_source
+    from vision.live.sources import open_source, parse_camera_size
     from vision.live.watch import watch
 
-    open_source(args.source)  # fail now, clearly, on a source that cannot exist
+    size_px = parse_camera_size(args.camera_size)
+    open_source(args.source, size_px)  # fail now, clearly, on a source that cannot exist
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
     lens = _lens_for(args)
     detector = make_detector("auto", args.model, args.refiner)
     events = watch(
-        lambda: open_source(args.source),
+        lambda: open_source(args.source, size_px),
         _layout_for(args),
         args.game,
         lens,
@@ -705,17 +706,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.camera is not None:
         from vision.analyze import make_detector
         from vision.hex_mat import parse_hex_mat
-        from vision.live.sources import open_source
+        from vision.live.sources import open_source, parse_camera_size
         from web.camera_feed import CameraFeed
 
-        open_source(args.camera)  # fail now, clearly, on a source that cannot exist
+        size_px = parse_camera_size(args.camera_size)
+        open_source(args.camera, size_px)  # fail now, clearly, on a source that cannot exist
         layout = _layout_for(args)
         lens = _lens_for(args)
         players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
         detector = make_detector("auto", args.model, args.refiner)  # a missing model fails here, clearly
         hex_mat = parse_hex_mat(args.hex_mat) if args.hex_mat else None  # a malformed grid fails here, clearly
         feed_factory = lambda: CameraFeed(  # noqa: E731
-            lambda: open_source(args.camera),
+            lambda: open_source(args.camera, size_px),
             layout,
             f"camera {args.camera}",
             args.game,
@@ -1217,6 +1219,11 @@ def build_parser() -> argparse.ArgumentParser:
     wt.add_argument("--game", default="focal-point")
     wt.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     wt.add_argument("--max-frames", type=int, default=None)
+    wt.add_argument(
+        "--camera-size",
+        default="1920x1080",
+        help="a USB camera (an index) is asked for frames this size, WIDTHxHEIGHT (OpenCV would open it at 640x480)",
+    )
     add_hex_mat(wt)
     add_models(wt)
     add_layout(wt)
@@ -1233,6 +1240,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--camera", default=None, help="camera index, stream, video or folder; its first frame is the empty table"
     )
     sv.add_argument("--game", default="focal-point", help="with --camera: the game played")
+    sv.add_argument(
+        "--camera-size",
+        default="1920x1080",
+        help="with --camera: "
+        + "a USB camera (an index) is asked for frames this size, WIDTHxHEIGHT (OpenCV would open it at 640x480)",
+    )
     add_hex_mat(sv)
     sv.add_argument(
         "--keep-frames",

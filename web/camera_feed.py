@@ -117,9 +117,8 @@ class CameraFeed:
             self.gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
                 self.gate.update(status.frame)
-            said = "; ".join(
-                filter(None, [f"{setup.message}: {calib.message}", describe_set_up(self.game, self.hex_mat)])
-            )
+            told = [f"{setup.message}: {calib.message}", describe_set_up(self.game, self.hex_mat), self.source.note]
+            said = "; ".join(filter(None, told))
             return None, self._status(said, calib.hidden)
         gate = self.gate.update(status.frame).state
         if gate == "moving":

@@ -17,6 +17,9 @@ import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+# OpenCV opens a USB webcam at 640x480 unless asked for more: a 1080p webcam then sees a 44"x60" table at
+# 9 px/in, where small bases and objective markers are missed (docs/live.md, session 61).
+CAMERA_SIZE_PX = (1920, 1080)
 
 
 class FrameSource(Protocol):
@@ -29,20 +32,32 @@ class FrameSource(Protocol):
 
 
 class CaptureSource:
-    """An OpenCV capture: a USB camera index, an RTSP/HTTP URL, or a video file."""
+    """An OpenCV capture: a USB camera index, an RTSP/HTTP URL, or a video file. A USB camera is asked for
+    ``size_px`` (width, height) frames; streams and files come at the size they were made."""
 
-    def __init__(self, target: int | str) -> None:
+    def __init__(self, target: int | str, size_px: tuple[int, int] = CAMERA_SIZE_PX) -> None:
         self.name = f"camera {target}" if isinstance(target, int) else str(target)
         self._target = target
         self._cap: cv2.VideoCapture | None = None
+        self.asked_px = size_px if isinstance(target, int) else None
+        self.note = ""  # what the players should know about the frames (a camera that gives fewer pixels than asked)
 
     def read(self) -> Image | None:
         if self._cap is None or not self._cap.isOpened():
             self._cap = cv2.VideoCapture(self._target)
             if not self._cap.isOpened():
                 return None
+            if self.asked_px is not None:
+                # MJPG first: over USB 2 most webcams give 1080p only compressed (raw YUYV tops out near 720p).
+                self._cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter.fourcc(*"MJPG"))
+                self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.asked_px[0])
+                self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.asked_px[1])
         ok, frame = self._cap.read()
-        return frame if ok else None
+        if not ok or frame is None:
+            return None
+        if self.asked_px is not None:
+            self.note = smaller_than_asked(self.name, frame.shape, self.asked_px)
+        return np.asarray(frame, dtype=np.uint8)
 
     def close(self) -> None:
         if self._cap is not None:
@@ -98,10 +113,30 @@ class IteratorSource:
         pass
 
 
-def open_source(spec: str) -> FrameSource:
-    """'0' (camera index), 'rtsp://...', 'http://...', a video file, a folder of images, or one photo."""
+def smaller_than_asked(name: str, shape: tuple[int, ...], asked_px: tuple[int, int]) -> str:
+    """'' when a camera gives at least the frames asked for; else what that costs, in words."""
+    height, width = shape[:2]
+    if width >= asked_px[0] and height >= asked_px[1]:
+        return ""
+    return (
+        f"{name} gives {width}x{height} frames, not the {asked_px[0]}x{asked_px[1]} asked for: fewer pixels to "
+        "the inch, so small bases, their sizes and objective markers read worse (--camera-size asks for another)"
+    )
+
+
+def parse_camera_size(text: str) -> tuple[int, int]:
+    """'1920x1080' -> (1920, 1080), with an error that names the value."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise ValueError(f"--camera-size {text!r}: give the frames asked for as WIDTHxHEIGHT in pixels, e.g. 1920x1080")
+    return int(parts[0]), int(parts[1])
+
+
+def open_source(spec: str, camera_size_px: tuple[int, int] = CAMERA_SIZE_PX) -> FrameSource:
+    """'0' (camera index, asked for ``camera_size_px`` frames), 'rtsp://...', 'http://...', a video file, a
+    folder of images, or one photo."""
     if spec.isdigit():
-        return CaptureSource(int(spec))
+        return CaptureSource(int(spec), camera_size_px)
     path = Path(spec)
     if path.is_dir():
         return FolderSource(path)
@@ -163,6 +198,10 @@ class ResilientSource:
             return self._failed(now, "no frame from the camera (ended or stalled)")
         if not looks_like_a_frame(frame, self._shape):
             self.failures += 1
+            if isinstance(frame, np.ndarray) and self._shape is not None and frame.shape[:2] != self._shape[:2]:
+                got, was = frame.shape[1::-1], self._shape[1::-1]
+                message = f"a {got[0]}x{got[1]} frame was skipped: the camera was set up on {was[0]}x{was[1]}"
+                return SourceStatus(None, True, message)
             return SourceStatus(None, True, "a broken frame was skipped")
         self._shape = frame.shape
         self._backoff = 0.5
@@ -177,6 +216,11 @@ class ResilientSource:
         self._retry_at = now + self._backoff
         self._backoff = min(self._backoff * 2, self._max_backoff)
         return SourceStatus(None, True, f"{message}; showing the last good scene")
+
+    @property
+    def note(self) -> str:
+        """What the open source says the players should know about its frames ('' if nothing)."""
+        return str(getattr(self._source, "note", ""))
 
     def close(self) -> None:
         if self._source is not None:

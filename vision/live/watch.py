@@ -112,7 +112,8 @@ def watch(
             gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
                 gate.update(status.frame)
-            message = "; ".join(filter(None, [f"{setup.message}: {calib.message}", describe_set_up(game, hex_mat)]))
+            said = [f"{setup.message}: {calib.message}", describe_set_up(game, hex_mat), source.note]
+            message = "; ".join(filter(None, said))
             yield Event("status", {"message": message, "stale": False})
             continue
         decision = gate.update(status.frame)

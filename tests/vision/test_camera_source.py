@@ -1,0 +1,138 @@
+"""A USB camera is asked for full-HD frames, and says so when it gives fewer pixels than asked.
+
+OpenCV opens a USB webcam at 640x480 unless told otherwise, whatever the camera can do; a 44"x60" table is then
+seen at about 9 px/in, where small bases and objective markers are missed (docs/live.md, session 61)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.lens import LensModel
+from tablesight.cli import main
+from vision.live import sources
+from vision.live.sources import CaptureSource, ResilientSource, open_source
+from vision.live.watch import watch
+from vision.synth.table import render_table
+from web.camera_feed import CameraFeed
+
+
+class FakeCapture:
+    """cv2.VideoCapture as a webcam driver answers: it records what it was asked and gives ``frame``."""
+
+    made: list[FakeCapture] = []
+    frame = np.zeros((480, 640, 3), np.uint8)
+
+    def __init__(self, target: int | str) -> None:
+        self.target = target
+        self.asked: dict[int, float] = {}
+        FakeCapture.made.append(self)
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked[prop] = value
+        return True
+
+    def read(self) -> tuple[bool, Any]:
+        return True, FakeCapture.frame.copy()
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_capture(monkeypatch: pytest.MonkeyPatch) -> type[FakeCapture]:
+    FakeCapture.made = []
+    monkeypatch.setattr(sources.cv2, "VideoCapture", FakeCapture)
+    return FakeCapture
+
+
+def test_a_usb_camera_is_asked_for_full_hd_compressed_and_a_stream_or_file_is_not(
+    fake_capture: type[FakeCapture],
+) -> None:
+    fake_capture.frame = np.full((1080, 1920, 3), 90, np.uint8)
+    camera = open_source("0")
+    assert camera.read() is not None
+    asked = fake_capture.made[-1].asked
+    assert asked[cv2.CAP_PROP_FRAME_WIDTH] == 1920 and asked[cv2.CAP_PROP_FRAME_HEIGHT] == 1080
+    # MJPG: over USB 2 most webcams give 1080p only compressed.
+    assert asked[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter.fourcc(*"MJPG")
+    assert isinstance(camera, CaptureSource) and camera.note == ""  # it gave what was asked
+
+    other = open_source("1", (1280, 720))
+    assert other.read() is not None
+    assert fake_capture.made[-1].asked[cv2.CAP_PROP_FRAME_WIDTH] == 1280
+
+    for spec in ("rtsp://192.168.1.20:8554/table", "http://phone.local:8080/video"):
+        stream = open_source(spec)
+        assert stream.read() is not None
+        assert fake_capture.made[-1].asked == {}  # a stream or a video comes at the size it was made
+        assert isinstance(stream, CaptureSource) and stream.note == ""
+
+
+def test_a_camera_that_gives_fewer_pixels_than_asked_says_so_at_set_up(fake_capture: type[FakeCapture]) -> None:
+    # The set-up frame is a rendered empty 2'x2' table as a 1280x720 webcam sees it; 1920x1080 was asked for.
+    table = render_table(21, "focal-point", hard="none", size=(1280, 720))
+    fake_capture.frame = table.empty
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    events = list(watch(lambda: open_source("0"), table.layout, "focal-point", lens, max_frames=1))
+    assert events[0].kind == "status" and "set up" in events[0].payload["message"]
+    said = events[0].payload["message"]
+    assert "camera 0 gives 1280x720 frames, not the 1920x1080 asked for" in said, said
+    assert "--camera-size" in said
+
+    # Asked for what it gives: nothing to say.
+    events = list(watch(lambda: open_source("0", (1280, 720)), table.layout, "focal-point", lens, max_frames=1))
+    assert "set up" in events[0].payload["message"] and "asked for" not in events[0].payload["message"]
+
+    # The referee page's camera feed says it in its status line too.
+    feed = CameraFeed(lambda: open_source("0"), table.layout, "camera 0", "focal-point", lens)
+    scene, status = feed.next()
+    assert scene is None and "set up" in status.message
+    assert "camera 0 gives 1280x720 frames, not the 1920x1080 asked for" in status.message
+
+
+def test_a_camera_back_at_another_size_after_a_drop_says_what_size_it_skips() -> None:
+    # A camera that returns from a drop-out at another size cannot be read against the set-up's calibration:
+    # its frames are skipped (the last good scene stays up), and the message says why instead of "broken frame".
+    full = np.random.default_rng(1).integers(0, 255, (1080, 1920, 3)).astype(np.uint8)
+    small = np.random.default_rng(2).integers(0, 255, (480, 640, 3)).astype(np.uint8)
+
+    class Script:
+        name = "script"
+
+        def __init__(self, frames: list[Any]) -> None:
+            self.frames = frames
+
+        def read(self) -> Any:
+            return self.frames.pop(0) if self.frames else None
+
+        def close(self) -> None:
+            pass
+
+    scripts = [Script([full, None]), Script([small])]
+    now = [0.0]
+    source = ResilientSource(lambda: scripts.pop(0), clock=lambda: now[0])
+    assert source.read().frame is not None
+    assert source.read().stale  # dropped
+    now[0] += 1.0
+    back = source.read()
+    assert back.frame is None and back.stale
+    assert back.message == "a 640x480 frame was skipped: the camera was set up on 1920x1080"
+
+
+@pytest.mark.parametrize("bad", ["1920", "1920x", "axb", "0x1080", "1920x1080x3"])
+def test_a_camera_size_that_is_not_width_x_height_is_refused_naming_it(
+    bad: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["watch", "0", "--camera-size", bad]) != 0
+    assert f"--camera-size '{bad}': give the frames asked for as WIDTHxHEIGHT in pixels" in capsys.readouterr().err
+    db = tmp_path / "g.sqlite"
+    assert main(["serve", "--camera", "0", "--camera-size", bad, "--db", str(db)]) != 0
+    assert f"--camera-size '{bad}'" in capsys.readouterr().err

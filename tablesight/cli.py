@@ -667,7 +667,7 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.analyze import make_detector
     from vision.hex_mat import parse_hex_mat
-    from vision.live.sources import open_source, parse_camera_size
+    from vision.live.sources import is_live, open_source, parse_camera_size
     from vision.live.watch import watch
 
     size_px = parse_camera_size(args.camera_size)
@@ -684,6 +684,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         args.max_frames,
         detector=detector,
         hex_mat=parse_hex_mat(args.hex_mat) if args.hex_mat else None,
+        # A camera or a stream that drops out is waited for (back-off, last scene kept); a folder or video ends.
+        give_up_after_stale=None if is_live(args.source) else 5,
+        stale_wait_s=0.25 if is_live(args.source) else 0.0,
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -1332,6 +1335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: how a player stops `watch` or `serve`, not an error to show a trace for
+        return 130
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ seen at about 9 px/in, where small bases and objective markers are missed (docs/
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from calibration.lens import LensModel
 from tablesight.cli import main
 from vision.live import sources
-from vision.live.sources import CaptureSource, ResilientSource, open_source
+from vision.live.sources import CaptureSource, ResilientSource, is_live, open_source
 from vision.live.watch import watch
 from vision.synth.table import render_table
 from web.camera_feed import CameraFeed
@@ -136,3 +137,72 @@ def test_a_camera_size_that_is_not_width_x_height_is_refused_naming_it(
     db = tmp_path / "g.sqlite"
     assert main(["serve", "--camera", "0", "--camera-size", bad, "--db", str(db)]) != 0
     assert f"--camera-size '{bad}'" in capsys.readouterr().err
+
+
+def test_watch_waits_for_a_camera_that_drops_out_and_goes_on_refereeing_when_it_is_back() -> None:
+    # The live-table issue: "a camera that drops out is reconnected with back-off while the last good scene stays
+    # on screen, marked stale". `watch` used to give up after 5 stale reads in a row, taken within a millisecond,
+    # so a camera unplugged for a moment ended the game; a camera or stream is now waited for.
+    table = render_table(21, "focal-point", hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+
+    class Camera:
+        name = "camera 0"
+
+        def __init__(self, frames: list[Any]) -> None:
+            self.frames = frames
+
+        def read(self) -> Any:
+            return self.frames.pop(0) if self.frames else None
+
+        def close(self) -> None:
+            pass
+
+    def unplugged() -> Camera:
+        raise OSError("USB unplugged")
+
+    openers: list[Any] = [
+        lambda: Camera([table.empty, table.empty, None]),  # the set-up, then it drops out
+        unplugged,
+        lambda: Camera([table.image] * 40),  # back, with the models deployed
+    ]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        time.sleep(seconds)
+
+    events = []
+    slept_till_back = 0.0
+    for event in watch(
+        lambda: openers.pop(0)(),
+        table.layout,
+        "focal-point",
+        lens,
+        players,
+        max_frames=200,
+        give_up_after_stale=None,
+        stale_wait_s=0.05,
+        sleep=sleep,
+    ):
+        events.append(event)
+        if event.payload.get("message", "").startswith("frames from the camera again"):
+            slept_till_back = sum(slept)
+        if event.kind == "ruling":
+            break
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    assert sum("set up" in m for m in said) == 1, said  # the set-up is kept through the drop-out
+    stale = [e.payload["message"] for e in events if e.kind == "status" and e.payload["stale"]]
+    assert any("no frame from the camera" in m for m in stale) and any("USB unplugged" in m for m in stale), stale
+    assert all(a.split(";")[0] != b.split(";")[0] for a, b in zip(stale, stale[1:], strict=False))  # each said once
+    back = [m for m in said if m.startswith("frames from the camera again")]
+    assert len(back) == 1, said
+    assert 1.0 <= slept_till_back < 3.0  # waited through the back-off (0.5 s, then 1 s), not given up on
+    rulings = [e for e in events if e.kind == "ruling"]
+    assert rulings and said.index(back[0]) < events.index(rulings[0])  # refereeing went on after it came back
+
+
+def test_a_camera_or_a_stream_is_waited_for_and_a_folder_or_video_ends() -> None:
+    assert is_live("0") and is_live("rtsp://192.168.1.20:8554/table") and is_live("http://phone.local:8080/video")
+    assert not is_live("game.mp4") and not is_live("frames/") and not is_live("table.jpg")

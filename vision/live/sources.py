@@ -147,6 +147,12 @@ def open_source(spec: str, camera_size_px: tuple[int, int] = CAMERA_SIZE_PX) -> 
     raise ValueError(f"{spec!r}: not a camera index, stream URL, video file or folder of images")
 
 
+def is_live(spec: str) -> bool:
+    """A camera index or a network stream: frames keep coming, and a pause in them is a drop-out to wait out
+    (a folder, a video file or a photo ends)."""
+    return spec.isdigit() or spec.startswith(("rtsp://", "http://", "https://"))
+
+
 @dataclass(frozen=True)
 class SourceStatus:
     frame: Image | None

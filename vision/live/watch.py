@@ -8,6 +8,7 @@ each other) is printed as a desync, asking the players to confirm or correct."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -57,10 +58,15 @@ def watch(
     give_up_after_stale: int | None = 5,
     detector: Detector | None = None,
     hex_mat: dict[str, Any] | None = None,
+    stale_wait_s: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[Event]:
     """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
     make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``).
-    ``hex_mat``: the mat's hex grid (a scene's ``table.hex``) in a game played in hexes; None: found at set-up."""
+    ``hex_mat``: the mat's hex grid (a scene's ``table.hex``) in a game played in hexes; None: found at set-up.
+    ``give_up_after_stale``: stale reads in a row after which the source is taken to have ended (a folder or a
+    video; None: never, a camera); ``stale_wait_s``: the pause after each, so a camera that drops out is
+    waited for through the source's back-off instead of given up on within a millisecond."""
     from rules.profiles import profile_for
     from rules.table_facts import coherency_rulings, engagement_rulings
     from tablesight.scene import Scene, SceneError
@@ -92,12 +98,17 @@ def watch(
         status = source.read()
         if status.frame is None:
             stale_run += 1
-            if status.message != last_message:
+            # Said once, not at each tick of its count-down ("camera lost; reconnecting in 0.5 s", "... 0.2 s").
+            if status.message.split(";")[0] != last_message.split(";")[0]:
                 last_message = status.message
                 yield Event("status", {"message": status.message, "stale": True})
             if give_up_after_stale is not None and stale_run >= give_up_after_stale:
                 return
+            sleep(stale_wait_s)
             continue
+        if stale_run and set_up:
+            last_message = "frames from the camera again"
+            yield Event("status", {"message": f"{last_message} ({stale_run} reads missed)", "stale": False})
         stale_run = 0
         calib = monitor.update(status.frame)
         if calib.frame is None:

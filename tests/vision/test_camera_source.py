@@ -43,6 +43,13 @@ class FakeCapture:
     def read(self) -> tuple[bool, Any]:
         return True, FakeCapture.frame.copy()
 
+    def grab(self) -> bool:
+        time.sleep(1 / 30)  # a webcam's 30 frames a second
+        return True
+
+    def retrieve(self) -> tuple[bool, Any]:
+        return True, FakeCapture.frame.copy()
+
     def release(self) -> None:
         pass
 
@@ -206,3 +213,91 @@ def test_watch_waits_for_a_camera_that_drops_out_and_goes_on_refereeing_when_it_
 def test_a_camera_or_a_stream_is_waited_for_and_a_folder_or_video_ends() -> None:
     assert is_live("0") and is_live("rtsp://192.168.1.20:8554/table") and is_live("http://phone.local:8080/video")
     assert not is_live("game.mp4") and not is_live("frames/") and not is_live("table.jpg")
+
+
+class NumberedCapture:
+    """A live camera at 30 frames a second whose frames carry their number (pixel 0, two bytes); like a
+    driver's or a stream's buffer, ``read`` gives the frames in turn however long ago they were taken."""
+
+    made: list[NumberedCapture] = []
+    unplugged = False
+
+    def __init__(self, target: int | str) -> None:
+        self.taken = 0
+        self.released = False
+        NumberedCapture.made.append(self)
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        return True
+
+    def _frame(self, number: int) -> np.ndarray:
+        frame = np.full((48, 64, 3), 100, np.uint8)
+        frame[0, 0, :2] = number % 256, number // 256
+        return frame
+
+    def grab(self) -> bool:
+        time.sleep(1 / 30)
+        self.taken += 1
+        return not NumberedCapture.unplugged
+
+    def retrieve(self) -> tuple[bool, Any]:
+        return True, self._frame(self.taken)
+
+    def read(self) -> tuple[bool, Any]:
+        self.taken += 1
+        return True, self._frame(self.taken)
+
+    def release(self) -> None:
+        self.released = True
+
+
+def _number(frame: np.ndarray) -> int:
+    return int(frame[0, 0, 0]) + 256 * int(frame[0, 0, 1])
+
+
+def test_a_camera_or_stream_read_once_a_second_gives_its_newest_frame_not_the_oldest_it_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The page reads one frame a tick (1 s) from a camera that sends 30: read in turn, the frames would fall
+    # further behind with every tick (a stream's buffer holds seconds of them).
+    NumberedCapture.made, NumberedCapture.unplugged = [], False
+    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
+    source = open_source("http://phone.local:8080/video")
+    first = source.read()
+    assert first is not None
+    for _ in range(3):
+        time.sleep(0.3)  # the page's tick, shortened
+        before = _number(first)
+        first = source.read()
+        assert first is not None
+        assert _number(first) - before >= 0.3 * 30 - 3, (before, _number(first))  # ~9 frames on, not the next one
+    camera = NumberedCapture.made[-1]
+    source.close()
+    assert camera.released  # by the grabbing thread, as it stopped
+
+    # A video file is read frame by frame: none may be skipped.
+    video = open_source(str(Path(__file__)))  # any existing file that is not a photo opens as a video
+    numbers = [_number(f) for f in (video.read(), video.read(), video.read()) if f is not None]
+    assert numbers == [1, 2, 3]
+    video.close()
+
+
+def test_a_live_camera_that_stops_sending_is_a_drop_out_to_reconnect(monkeypatch: pytest.MonkeyPatch) -> None:
+    NumberedCapture.made, NumberedCapture.unplugged = [], False
+    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
+    now = [0.0]
+    source = ResilientSource(lambda: open_source("0"), clock=lambda: now[0])
+    assert source.read().frame is not None
+    NumberedCapture.unplugged = True
+    statuses = [source.read() for _ in range(3)]  # its grabs fail: no frame, then the back-off
+    assert all(s.frame is None and s.stale for s in statuses)
+    assert any("no frame from the camera" in s.message for s in statuses)
+    assert NumberedCapture.made[0].released
+    NumberedCapture.unplugged = False
+    now[0] += 1.0
+    back = source.read()
+    assert back.frame is not None and not back.stale and len(NumberedCapture.made) == 2  # opened anew
+    source.close()

@@ -5,6 +5,8 @@ folder of images, or the renderer. A source that fails never takes the process d
 from __future__ import annotations
 
 import contextlib
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,36 +35,107 @@ class FrameSource(Protocol):
 
 class CaptureSource:
     """An OpenCV capture: a USB camera index, an RTSP/HTTP URL, or a video file. A USB camera is asked for
-    ``size_px`` (width, height) frames; streams and files come at the size they were made."""
+    ``size_px`` (width, height) frames; streams and files come at the size they were made. A camera or a
+    stream is read through ``NewestFrames``, so each read gets the newest frame; a video file, every frame."""
 
-    def __init__(self, target: int | str, size_px: tuple[int, int] = CAMERA_SIZE_PX) -> None:
+    def __init__(self, target: int | str, size_px: tuple[int, int] = CAMERA_SIZE_PX, wait_s: float = 3.0) -> None:
         self.name = f"camera {target}" if isinstance(target, int) else str(target)
         self._target = target
         self._cap: cv2.VideoCapture | None = None
+        self._newest: NewestFrames | None = None
+        self._live = is_live(str(target))
+        self._wait_s = wait_s
         self.asked_px = size_px if isinstance(target, int) else None
         self.note = ""  # what the players should know about the frames (a camera that gives fewer pixels than asked)
 
     def read(self) -> Image | None:
-        if self._cap is None or not self._cap.isOpened():
-            self._cap = cv2.VideoCapture(self._target)
-            if not self._cap.isOpened():
+        if self._cap is None:
+            cap = cv2.VideoCapture(self._target)
+            if not cap.isOpened():
+                cap.release()
                 return None
             if self.asked_px is not None:
                 # MJPG first: over USB 2 most webcams give 1080p only compressed (raw YUYV tops out near 720p).
-                self._cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter.fourcc(*"MJPG"))
-                self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.asked_px[0])
-                self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.asked_px[1])
-        ok, frame = self._cap.read()
-        if not ok or frame is None:
+                cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter.fourcc(*"MJPG"))
+                cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.asked_px[0])
+                cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.asked_px[1])
+            self._cap = cap
+            self._newest = NewestFrames(cap) if self._live else None
+        if self._newest is not None:
+            frame = self._newest.read(self._wait_s)
+        else:
+            ok, frame = self._cap.read()
+            frame = frame if ok else None
+        if frame is None:
             return None
         if self.asked_px is not None:
             self.note = smaller_than_asked(self.name, frame.shape, self.asked_px)
         return np.asarray(frame, dtype=np.uint8)
 
     def close(self) -> None:
-        if self._cap is not None:
+        if self._newest is not None:
+            self._newest.stop()  # it releases the capture itself: never from two threads at once
+        elif self._cap is not None:
             self._cap.release()
-            self._cap = None
+        self._cap, self._newest = None, None
+
+
+class NewestFrames:
+    """Grabs a live capture's frames in a thread of its own as they come, and decodes one only when asked, so
+    a read gets the frame the camera took after it was asked for, not the oldest one the driver or the stream
+    still holds. The page reads a frame a second and a webcam sends 30: read in turn, a USB camera's frames
+    fall a tick behind, and a network stream's pile up in its buffer until they are seconds old or dropped."""
+
+    def __init__(self, cap: cv2.VideoCapture) -> None:
+        self._cap = cap
+        self._wanted = threading.Event()
+        self._frames: queue.Queue[Image | None] = queue.Queue(maxsize=1)
+        self._stopping = threading.Event()
+        self.failed = False
+        self._thread = threading.Thread(target=self._grab, name="newest-frames", daemon=True)
+        self._thread.start()
+
+    def _grab(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                if not self._cap.grab():
+                    self.failed = True
+                    break
+                if self._wanted.is_set():
+                    self._wanted.clear()
+                    ok, frame = self._cap.retrieve()
+                    self._hand_over(frame if ok else None)
+        except Exception:  # noqa: BLE001 - a driver error is a dropped camera, said by the reader
+            self.failed = True
+        finally:
+            if self.failed:
+                self._hand_over(None)  # wake a read waiting for a frame that will not come
+            self._cap.release()
+
+    def _hand_over(self, frame: Image | None) -> None:
+        self._drain()  # a frame a read gave up waiting for is stale now
+        with contextlib.suppress(queue.Full):
+            self._frames.put_nowait(frame)
+
+    def _drain(self) -> None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._frames.get_nowait()
+
+    def read(self, wait_s: float) -> Image | None:
+        """The next frame the camera takes, or None if it has failed or sends none within ``wait_s``."""
+        if self.failed:
+            return None
+        self._drain()
+        self._wanted.set()
+        try:
+            return self._frames.get(timeout=wait_s)
+        except queue.Empty:
+            return None  # stalled
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=1.0)  # a grab blocked in the driver ends on its own; the thread is a daemon
 
 
 class FolderSource:

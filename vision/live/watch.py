@@ -93,92 +93,95 @@ def watch(
     camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
     stale_run = 0
     frames = 0
-    while max_frames is None or frames < max_frames:
-        frames += 1
-        status = source.read()
-        if status.frame is None:
-            stale_run += 1
-            # Said once, not at each tick of its count-down ("camera lost; reconnecting in 0.5 s", "... 0.2 s").
-            if status.message.split(";")[0] != last_message.split(";")[0]:
-                last_message = status.message
-                yield Event("status", {"message": status.message, "stale": True})
-            if give_up_after_stale is not None and stale_run >= give_up_after_stale:
-                return
-            sleep(stale_wait_s)
-            continue
-        if stale_run and set_up:
-            last_message = "frames from the camera again"
-            yield Event("status", {"message": f"{last_message} ({stale_run} reads missed)", "stale": False})
-        stale_run = 0
-        calib = monitor.update(status.frame)
-        if calib.frame is None:
-            if calib.message != last_message:
-                last_message = calib.message
-                yield Event("status", {"message": calib.message, "stale": True})
-            continue
-        if not set_up or calib.state == "recalibrated":
-            setup = take_reference(detector, status.frame, calib.frame, reference)
-            reference, set_up = setup.reference, True
-            hex_mat = mat_grid(game, hex_mat, status.frame, calib.frame)
-            gate = MotionGate()
-            if setup.empty_table:  # else the models on it are analysed from the next frame on
-                gate.update(status.frame)
-            said = [f"{setup.message}: {calib.message}", describe_set_up(game, hex_mat), source.note]
-            message = "; ".join(filter(None, said))
-            yield Event("status", {"message": message, "stale": False})
-            continue
-        decision = gate.update(status.frame)
-        if decision.state != "settled":
-            continue
-        deployment = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
-        result = analyze(
-            status.frame,
-            layout,
-            None,
-            calib.frame,
-            lens,
-            game,
-            players,
-            None,
-            reference,
-            detector,
-            deployment,
-            hex_mat,
-            find_hex_mat=False,  # found once, at set-up
-        )
-        if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
-            for message in to_confirm(result.scene):
+    try:
+        while max_frames is None or frames < max_frames:
+            frames += 1
+            status = source.read()
+            if status.frame is None:
+                stale_run += 1
+                # Said once, not at each tick of its count-down ("camera lost; reconnecting in 0.5 s", "... 0.2 s").
+                if status.message.split(";")[0] != last_message.split(";")[0]:
+                    last_message = status.message
+                    yield Event("status", {"message": status.message, "stale": True})
+                if give_up_after_stale is not None and stale_run >= give_up_after_stale:
+                    return
+                sleep(stale_wait_s)
+                continue
+            if stale_run and set_up:
+                last_message = "frames from the camera again"
+                yield Event("status", {"message": f"{last_message} ({stale_run} reads missed)", "stale": False})
+            stale_run = 0
+            calib = monitor.update(status.frame)
+            if calib.frame is None:
+                if calib.message != last_message:
+                    last_message = calib.message
+                    yield Event("status", {"message": calib.message, "stale": True})
+                continue
+            if not set_up or calib.state == "recalibrated":
+                setup = take_reference(detector, status.frame, calib.frame, reference)
+                reference, set_up = setup.reference, True
+                hex_mat = mat_grid(game, hex_mat, status.frame, calib.frame)
+                gate = MotionGate()
+                if setup.empty_table:  # else the models on it are analysed from the next frame on
+                    gate.update(status.frame)
+                said = [f"{setup.message}: {calib.message}", describe_set_up(game, hex_mat), source.note]
+                message = "; ".join(filter(None, said))
                 yield Event("status", {"message": message, "stale": False})
-            camera_said = camera_faults(result.scene["measurement"])
-        else:  # a camera that goes soft or coarse mid-game is told once, and when it is well again
-            news, camera_said = camera_news(result.scene["measurement"], camera_said)
-            if news:
-                yield Event("status", {"message": news, "stale": False})
-        covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
-        if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
-            yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
-            last_covered = covered
-        found, update = identified.identify(result.scene)
-        if update is not None and identified.tracker is not None:
-            for entry in identified.tracker.history:
-                if entry.get("event") == "move" and id(entry) not in printed:
-                    printed[id(entry)] = entry
-                    yield Event("move", {k: v for k, v in entry.items() if k != "event"})
-            desync = "; ".join(update.messages)
-            if desync != last_desync:
-                if desync:
-                    yield Event("desync", {"message": desync})
-                else:
-                    yield Event("status", {"message": "every model accounted for again", "stale": False})
-                last_desync = desync
-        try:
-            scene = Scene.from_dict(found, "live")
-        except SceneError as error:
-            yield Event("desync", {"message": f"the frame could not be turned into a scene: {error}"})
-            continue
-        rulings = geometry_rulings(scene)
-        now = {r.question: r.verdict.value for r in rulings}
-        for ruling in rulings:
-            if last.get(ruling.question) != ruling.verdict.value:
-                yield Event("ruling", ruling.to_json())
-        last = now
+                continue
+            decision = gate.update(status.frame)
+            if decision.state != "settled":
+                continue
+            deployment = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
+            result = analyze(
+                status.frame,
+                layout,
+                None,
+                calib.frame,
+                lens,
+                game,
+                players,
+                None,
+                reference,
+                detector,
+                deployment,
+                hex_mat,
+                find_hex_mat=False,  # found once, at set-up
+            )
+            if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
+                for message in to_confirm(result.scene):
+                    yield Event("status", {"message": message, "stale": False})
+                camera_said = camera_faults(result.scene["measurement"])
+            else:  # a camera that goes soft or coarse mid-game is told once, and when it is well again
+                news, camera_said = camera_news(result.scene["measurement"], camera_said)
+                if news:
+                    yield Event("status", {"message": news, "stale": False})
+            covered = "; ".join(describe(c) for c in result.scene["measurement"]["covered"])
+            if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
+                yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
+                last_covered = covered
+            found, update = identified.identify(result.scene)
+            if update is not None and identified.tracker is not None:
+                for entry in identified.tracker.history:
+                    if entry.get("event") == "move" and id(entry) not in printed:
+                        printed[id(entry)] = entry
+                        yield Event("move", {k: v for k, v in entry.items() if k != "event"})
+                desync = "; ".join(update.messages)
+                if desync != last_desync:
+                    if desync:
+                        yield Event("desync", {"message": desync})
+                    else:
+                        yield Event("status", {"message": "every model accounted for again", "stale": False})
+                    last_desync = desync
+            try:
+                scene = Scene.from_dict(found, "live")
+            except SceneError as error:
+                yield Event("desync", {"message": f"the frame could not be turned into a scene: {error}"})
+                continue
+            rulings = geometry_rulings(scene)
+            now = {r.question: r.verdict.value for r in rulings}
+            for ruling in rulings:
+                if last.get(ruling.question) != ruling.verdict.value:
+                    yield Event("ruling", ruling.to_json())
+            last = now
+    finally:
+        source.close()  # a camera's grabbing thread stops, and the camera is let go

@@ -58,6 +58,7 @@ class FakeCapture:
 def fake_capture(monkeypatch: pytest.MonkeyPatch) -> type[FakeCapture]:
     FakeCapture.made = []
     monkeypatch.setattr(sources.cv2, "VideoCapture", FakeCapture)
+    monkeypatch.setattr(sources, "CAMERA_WARM_UP_S", 0.05)  # the warm-up has its own test
     return FakeCapture
 
 
@@ -288,6 +289,7 @@ def test_a_camera_or_stream_read_once_a_second_gives_its_newest_frame_not_the_ol
 def test_a_live_camera_that_stops_sending_is_a_drop_out_to_reconnect(monkeypatch: pytest.MonkeyPatch) -> None:
     NumberedCapture.made, NumberedCapture.unplugged = [], False
     monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
+    monkeypatch.setattr(sources, "CAMERA_WARM_UP_S", 0.05)
     now = [0.0]
     source = ResilientSource(lambda: open_source("0"), clock=lambda: now[0])
     assert source.read().frame is not None
@@ -301,3 +303,20 @@ def test_a_live_camera_that_stops_sending_is_a_drop_out_to_reconnect(monkeypatch
     back = source.read()
     assert back.frame is not None and not back.stale and len(NumberedCapture.made) == 2  # opened anew
     source.close()
+
+
+def test_a_usb_camera_hands_out_no_frame_from_its_first_second_and_a_stream_its_first_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first frame read is the set-up's empty table; a webcam's first frames after opening are dark or
+    # off-colour while its exposure and white balance settle (vision/live/sources.py: CAMERA_WARM_UP_S).
+    NumberedCapture.made, NumberedCapture.unplugged = [], False
+    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
+    camera = open_source("0")
+    first = camera.read()
+    assert first is not None and _number(first) >= sources.CAMERA_WARM_UP_S * 30 - 5, _number(first)
+    camera.close()
+    stream = open_source("rtsp://192.168.1.20:8554/table")  # a phone's camera is already running
+    first = stream.read()
+    assert first is not None and _number(first) <= 3
+    stream.close()

@@ -22,6 +22,7 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 # OpenCV opens a USB webcam at 640x480 unless asked for more: a 1080p webcam then sees a 44"x60" table at
 # 9 px/in, where small bases and objective markers are missed (docs/live.md, session 61).
 CAMERA_SIZE_PX = (1920, 1080)
+CAMERA_WARM_UP_S = 1.0  # frames a USB camera takes in its first second are not handed out (exposure settling)
 
 
 class FrameSource(Protocol):
@@ -60,7 +61,10 @@ class CaptureSource:
                 cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.asked_px[0])
                 cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.asked_px[1])
             self._cap = cap
-            self._newest = NewestFrames(cap) if self._live else None
+            # A webcam's first frames after opening are dark or off-colour while its exposure and white balance
+            # settle, and the first frame read is the set-up's empty table: a USB camera warms up first.
+            warm_up_s = CAMERA_WARM_UP_S if isinstance(self._target, int) else 0.0
+            self._newest = NewestFrames(cap, warm_up_s) if self._live else None
         if self._newest is not None:
             frame = self._newest.read(self._wait_s)
         else:
@@ -86,8 +90,9 @@ class NewestFrames:
     still holds. The page reads a frame a second and a webcam sends 30: read in turn, a USB camera's frames
     fall a tick behind, and a network stream's pile up in its buffer until they are seconds old or dropped."""
 
-    def __init__(self, cap: cv2.VideoCapture) -> None:
+    def __init__(self, cap: cv2.VideoCapture, warm_up_s: float = 0.0) -> None:
         self._cap = cap
+        self._ready_at = time.monotonic() + warm_up_s  # no frame is handed out before (its grabs go on)
         self._wanted = threading.Event()
         self._frames: queue.Queue[Image | None] = queue.Queue(maxsize=1)
         self._stopping = threading.Event()
@@ -126,6 +131,7 @@ class NewestFrames:
         """The next frame the camera takes, or None if it has failed or sends none within ``wait_s``."""
         if self.failed:
             return None
+        time.sleep(max(0.0, self._ready_at - time.monotonic()))
         self._drain()
         self._wanted.set()
         try:

@@ -1,4 +1,5 @@
-"""A USB camera is asked for full-HD frames, and says so when it gives fewer pixels than asked.
+"""What real cameras do that folders of rendered frames do not: open at 640x480 unless asked for more, send 30
+frames a second while the referee reads far fewer, start dark, drop out, send grey, BGRA or 16-bit frames.
 
 OpenCV opens a USB webcam at 640x480 unless told otherwise, whatever the camera can do; a 44"x60" table is then
 seen at about 9 px/in, where small bases and objective markers are missed (docs/live.md, session 61)."""
@@ -16,7 +17,7 @@ import pytest
 from calibration.lens import LensModel
 from tablesight.cli import main
 from vision.live import sources
-from vision.live.sources import CaptureSource, ResilientSource, is_live, open_source
+from vision.live.sources import CaptureSource, IteratorSource, ResilientSource, is_live, open_source
 from vision.live.watch import watch
 from vision.synth.table import render_table
 from web.camera_feed import CameraFeed
@@ -320,3 +321,54 @@ def test_a_usb_camera_hands_out_no_frame_from_its_first_second_and_a_stream_its_
     first = stream.read()
     assert first is not None and _number(first) <= 3
     stream.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "convert"),
+    [
+        ("grey (a mono or infrared camera)", lambda f: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY)),
+        ("BGRA", lambda f: cv2.cvtColor(f, cv2.COLOR_BGR2BGRA)),
+        ("16 bits a channel", lambda f: f.astype(np.uint16) * 257),
+    ],
+)
+def test_frames_in_another_pixel_format_are_read_as_colour_frames(kind: str, convert: Any) -> None:
+    # Each of these used to end `watch` with a traceback at the first frame (calibration or the detector's
+    # array shapes); the page's feed failed at every tick.
+    table = render_table(21, "focal-point", hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frames = [convert(table.empty)] + [convert(table.image)] * 5
+    events = list(watch(lambda: IteratorSource(iter(frames)), table.layout, "focal-point", lens))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    assert said[0].startswith("set up from the empty table"), (kind, said)
+    assert any(e.kind == "ruling" for e in events), kind  # the models were found and judged
+
+
+def test_a_frame_the_pipeline_fails_on_is_said_once_and_the_game_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.live import watch as watching
+
+    table = render_table(21, "focal-point", hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    real_analyze = watching.analyze
+    calls = []
+
+    def flaky_analyze(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the detector ran out of memory")
+        return real_analyze(*args, **kwargs)
+
+    monkeypatch.setattr(watching, "analyze", flaky_analyze)
+    moved = table.image.copy()
+    moved[:40, :40] = 255  # a change the gate sees, so the table is analysed again
+    frames = [table.empty] + [table.image] * 4 + [moved] * 4
+    events = list(watch(lambda: IteratorSource(iter(frames)), table.layout, "focal-point", lens))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    failed = [m for m in said if m.startswith("a frame could not be read (analysis: the detector ran out of memory)")]
+    assert len(failed) == 1, said
+    assert len(calls) == 2 and any(e.kind == "ruling" for e in events)  # the next settled frame was read
+
+    # Frames of float pixels cannot be read as colour: skipped, saying why, and `watch` goes on to the end.
+    floats = [f.astype(np.float32) / 255 for f in frames]
+    events = list(watch(lambda: IteratorSource(iter(floats)), table.layout, "focal-point", lens))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    assert said[0] == "a frame of float32 pixels was skipped (8-bit colour expected)", said

@@ -239,6 +239,22 @@ class SourceStatus:
     message: str
 
 
+def as_bgr(image: object) -> object:
+    """A frame as the pipeline reads it, 8-bit BGR, from what a capture may give instead: grey (an infrared or
+    mono camera), BGRA, or 16 bits a channel. Anything else is returned as it is (and then not taken as a frame)."""
+    if not isinstance(image, np.ndarray) or image.size == 0:
+        return image
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    if image.dtype != np.uint8:
+        return image
+    if image.ndim == 2 or (image.ndim == 3 and image.shape[2] == 1):
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
 def looks_like_a_frame(image: object, shape: tuple[int, ...] | None) -> bool:
     """Garbage frames (None, empty, wrong size, uniformly one value) are not frames."""
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
@@ -281,7 +297,11 @@ class ResilientSource:
             return self._failed(now, f"the camera failed ({error})")
         if frame is None:
             return self._failed(now, "no frame from the camera (ended or stalled)")
-        if not looks_like_a_frame(frame, self._shape):
+        frame = as_bgr(frame)
+        if isinstance(frame, np.ndarray) and frame.dtype != np.uint8:
+            self.failures += 1
+            return SourceStatus(None, True, f"a frame of {frame.dtype} pixels was skipped (8-bit colour expected)")
+        if not looks_like_a_frame(frame, self._shape) or not (isinstance(frame, np.ndarray) and frame.ndim == 3):
             self.failures += 1
             if isinstance(frame, np.ndarray) and self._shape is not None and frame.shape[:2] != self._shape[:2]:
                 got, was = frame.shape[1::-1], self._shape[1::-1]

@@ -93,6 +93,15 @@ def watch(
     camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
     stale_run = 0
     frames = 0
+
+    def said_once(message: str) -> list[Event]:
+        """A stale status, unless it was the last thing said (a fault that recurs at every frame)."""
+        nonlocal last_message
+        if message == last_message:
+            return []
+        last_message = message
+        return [Event("status", {"message": message, "stale": True})]
+
     try:
         while max_frames is None or frames < max_frames:
             frames += 1
@@ -111,16 +120,24 @@ def watch(
                 last_message = "frames from the camera again"
                 yield Event("status", {"message": f"{last_message} ({stale_run} reads missed)", "stale": False})
             stale_run = 0
-            calib = monitor.update(status.frame)
+            try:
+                calib = monitor.update(status.frame)
+            except Exception as error:  # noqa: BLE001 - one frame that cannot be read must not end the game
+                yield from said_once(_unreadable("calibration", error))
+                continue
             if calib.frame is None:
                 if calib.message != last_message:
                     last_message = calib.message
                     yield Event("status", {"message": calib.message, "stale": True})
                 continue
             if not set_up or calib.state == "recalibrated":
-                setup = take_reference(detector, status.frame, calib.frame, reference)
+                try:
+                    setup = take_reference(detector, status.frame, calib.frame, reference)
+                    hex_mat = mat_grid(game, hex_mat, status.frame, calib.frame)
+                except Exception as error:  # noqa: BLE001 - set up from a later frame
+                    yield from said_once(_unreadable("set-up", error))
+                    continue
                 reference, set_up = setup.reference, True
-                hex_mat = mat_grid(game, hex_mat, status.frame, calib.frame)
                 gate = MotionGate()
                 if setup.empty_table:  # else the models on it are analysed from the next frame on
                     gate.update(status.frame)
@@ -132,21 +149,25 @@ def watch(
             if decision.state != "settled":
                 continue
             deployment = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
-            result = analyze(
-                status.frame,
-                layout,
-                None,
-                calib.frame,
-                lens,
-                game,
-                players,
-                None,
-                reference,
-                detector,
-                deployment,
-                hex_mat,
-                find_hex_mat=False,  # found once, at set-up
-            )
+            try:
+                result = analyze(
+                    status.frame,
+                    layout,
+                    None,
+                    calib.frame,
+                    lens,
+                    game,
+                    players,
+                    None,
+                    reference,
+                    detector,
+                    deployment,
+                    hex_mat,
+                    find_hex_mat=False,  # found once, at set-up
+                )
+            except Exception as error:  # noqa: BLE001 - the last scene stays; the next settled frame is read
+                yield from said_once(_unreadable("analysis", error))
+                continue
             if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
                 for message in to_confirm(result.scene):
                     yield Event("status", {"message": message, "stale": False})
@@ -185,3 +206,8 @@ def watch(
             last = now
     finally:
         source.close()  # a camera's grabbing thread stops, and the camera is let go
+
+
+def _unreadable(stage: str, error: Exception) -> str:
+    """What to say of a frame the pipeline failed on; the game goes on from the next frame with the last scene."""
+    return f"a frame could not be read ({stage}: {error}); the last scene stays"

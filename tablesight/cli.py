@@ -275,12 +275,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     import cv2
 
     from calibration.table_frame import TableFrame
-    from vision.analyze import analyze, draw_overlay, make_detector, to_confirm
+    from vision.analyze import SAME_VIEW, analyze, draw_overlay, make_detector, to_confirm
     from vision.covered import describe
     from vision.hex_mat import parse_hex_mat
 
     photo = _read_image(args.image)
     empty = _read_image(args.empty) if args.empty else None
+    if empty is not None and empty.shape[:2] != photo.shape[:2]:
+        sizes = f"{empty.shape[1]}x{empty.shape[0]}, {args.image} is {photo.shape[1]}x{photo.shape[0]}"
+        raise ValueError(f"--empty {args.empty} is {sizes}: {SAME_VIEW}")
     frame = TableFrame.load(args.calibration) if args.calibration else None
     layout = frame.layout if frame is not None else _layout_for(args)
     players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None

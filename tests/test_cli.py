@@ -386,3 +386,26 @@ def test_analyze_without_an_empty_table_says_what_that_costs(capsys: pytest.Capt
     code, out, _ = run(capsys, "analyze", photo, "--empty", empty, "--lens", lens, "--json")
     assert code == 0 and NO_EMPTY_NOTE not in json.loads(out)["notes"]
     assert json.loads(out)["scene"]["models"]  # the bases are found either way
+
+
+def test_analyze_refuses_an_empty_table_photographed_at_another_size(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Read against the photo's calibration, an empty table taken at another size was seen as covered all over
+    ("something covers 283 sq in of the table ... (a hand?)") and every ruling was lost: now it is refused,
+    naming both files and sizes."""
+    import cv2
+
+    games = Path(__file__).resolve().parents[1] / "sample_images" / "games"
+    photo, empty, lens = (str(games / f) for f in ("focal-point-900.jpg", "focal-point-900.empty.jpg", "lens.json"))
+    smaller = tmp_path / "empty-720p.jpg"
+    cv2.imwrite(str(smaller), cv2.resize(cv2.imread(empty), (1280, 720), interpolation=cv2.INTER_AREA))
+    code, out, err = run(capsys, "analyze", photo, "--empty", str(smaller), "--lens", lens)
+    assert code == 2 and out == ""
+    assert f"--empty {smaller} is 1280x720, {photo} is 1920x1080: take both with the same camera" in err
+    # The same from the library's side (vision.analyze.analyze), for callers that are not the command line.
+    from calibration.layout import Layout
+    from vision.analyze import analyze
+
+    with pytest.raises(ValueError, match="the empty table is 1280x720 and the photo 1920x1080"):
+        analyze(cv2.imread(photo), Layout.default(24, 24), cv2.imread(str(smaller)))

@@ -222,6 +222,13 @@ def make_detector(
     return _learned[key]
 
 
+SAME_VIEW = "take both with the same camera, at the same size, without moving it"
+
+
+def _size(image: Image) -> str:
+    return f"{image.shape[1]}x{image.shape[0]}"
+
+
 def analyze(
     photo: Image,
     layout: Layout,
@@ -249,6 +256,9 @@ def analyze(
     finds it once, at set-up)."""
     if photo is None or photo.ndim != 3 or photo.size == 0:
         raise CalibrationError("the photo is empty or not a colour image")
+    if empty is not None and empty.shape[:2] != photo.shape[:2]:
+        # Read against the photo's calibration, an empty table of another size would be seen as covered all over.
+        raise ValueError(f"the empty table is {_size(empty)} and the photo {_size(photo)}: {SAME_VIEW}")
     times: dict[str, float] = {}
     start = time.perf_counter()
     if frame is None:

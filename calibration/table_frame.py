@@ -48,6 +48,15 @@ BENT_PX = 2.0
 # another bent by a wedge (docs/calibration.md, session 59): over 0.02" the pose's map was better in 17 of 21 views
 # (flat map up to 28 mm off, the pose's 4.8 mm); under it the flat map in 50 of 63.
 UNSURE_MAP_IN = 0.02
+# A kit printed below 100 % (an A4 page "fit" to US Letter is 94 %) makes every marker smaller than its layout,
+# about its centre. Blur shrinks a marker's outline too, by 1.33 px at most over the held-out, fresh, path-traced,
+# 720p and 480p sets (docs/calibration.md, session 61). So the markers' common scale is read from their corners;
+# where it differs from 1 by PRINT_SCALE_MIN and PRINT_SCALE_PX or more on a side, the kit was printed at that
+# scale: the map is fitted to the markers as printed and the players are told. A smaller difference is blur's.
+PRINT_SCALE_MIN = 0.02
+PRINT_SCALE_PX = 2.0
+PRINT_FIT_PX = 1.0  # ...and the markers as printed fit one map to this (rms per corner): else one was moved
+PRINT_SCALES = np.arange(0.80, 1.2001, 0.02)  # searched in these steps, then in tenths of one about the best
 
 
 class CalibrationError(ValueError):
@@ -269,11 +278,21 @@ def calibrate_from_corners(
         raise CalibrationError(
             f"only marker {used[0]} is visible; at least {MIN_MARKERS} of {sorted(placements)} are needed (missing: {list(missing)})"
         )
-    table_pts = np.concatenate([placements[i].corners_in() for i in used])
+    laid_out = np.concatenate([placements[i].corners_in() for i in used])
     raw_px = np.concatenate([found[i] for i in used])
     image_pts = lens.undistort_points(raw_px) if lens is not None else raw_px
+    centres = np.repeat(np.array([[placements[i].x_in, placements[i].y_in] for i in used]), 4, axis=0)
+    scale, miss_px = print_scale(laid_out, centres, image_pts)
+    printed = centres + scale * (laid_out - centres)
     # Without a lens model the table's edges bend by a few pixels: a wider threshold, or good markers look moved.
     threshold = MOVED_PX if lens is not None else MOVED_PX_NO_LENS
+    sides_px = np.linalg.norm(np.roll(raw_px.reshape(-1, 4, 2), 1, axis=1) - raw_px.reshape(-1, 4, 2), axis=2)
+    misprinted = (
+        abs(1 - scale) >= PRINT_SCALE_MIN
+        and abs(1 - scale) * float(np.mean(sides_px)) >= PRINT_SCALE_PX
+        and miss_px <= PRINT_FIT_PX
+    )
+    table_pts = printed if misprinted else laid_out  # a kit printed small moved no marker
     marker_ok = _agreeing_markers(table_pts, image_pts, threshold)
     if marker_ok.sum() < MIN_MARKERS:
         raise CalibrationError("the markers disagree with the layout: fewer than two agree on where the table is")
@@ -310,6 +329,14 @@ def calibrate_from_corners(
     frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec, focal_sigma_share=focal_share)
     bent = _bent_markers(table_pts, image_pts, used)
     quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp, estimated, bent)
+    if misprinted:
+        size_in = float(np.mean([placements[i].size_in for i in used]))
+        said = (
+            f'the markers measure {scale * size_in:.2f}" across, not the layout\'s {size_in:.2f}": the kit looks printed '
+            f"at {scale:.0%}; the table is mapped from the markers as printed, but print it at 100 % (check its "
+            "ruler) or give their size in a --layout file"
+        )
+        quality = replace(quality, warnings=(said, *quality.warnings))
     fewer = int(marker_ok.sum()) < len(placements)
     if fewer and lens is not None and not estimated and rvec is not None and quality.sigma_mean_in > UNSURE_MAP_IN:
         R, _ = cv2.Rodrigues(rvec)
@@ -324,6 +351,33 @@ def calibrate_from_corners(
             ),
         )
     return TableFrame(H, layout, image_size, lens, K, rvec, tvec, quality, focal_share)
+
+
+def print_scale(laid_out: FloatArray, centres: FloatArray, image_pts: FloatArray) -> tuple[float, float]:
+    """The one scale about their centres (1: as laid out) at which the markers' corners fit one map best, and the
+    corners' rms miss (px) from that map: a marker moved off the layout leaves a miss no scale takes away."""
+
+    def miss_px(scale: float) -> float:
+        table_pts = centres + scale * (laid_out - centres)
+        H, _ = cv2.findHomography(table_pts, image_pts, 0)
+        if H is None:
+            return math.inf
+        fitted = cv2.perspectiveTransform(table_pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+        return float(np.sum((fitted - image_pts) ** 2))
+
+    step = float(PRINT_SCALES[1] - PRINT_SCALES[0])
+    coarse = PRINT_SCALES[int(np.argmin([miss_px(float(k)) for k in PRINT_SCALES]))]
+    scales = coarse + np.arange(-10, 11) * step / 10
+    misses = np.array([miss_px(float(k)) for k in scales])
+    best = int(np.argmin(misses))
+    if 0 < best < len(scales) - 1 and np.all(np.isfinite(misses[best - 1 : best + 2])):
+        # The parabola through the best scale and its neighbours, finer than the steps.
+        a, b, c = misses[best - 1 : best + 2]
+        bend = a - 2 * b + c
+        if bend > 0:
+            scale = float(scales[best] + 0.5 * (a - c) / bend * step / 10)
+            return scale, math.sqrt(miss_px(scale) / len(image_pts))
+    return float(scales[best]), math.sqrt(float(misses[best]) / len(image_pts))
 
 
 def _bent_markers(table_pts: FloatArray, image_pts: FloatArray, used: list[int]) -> dict[int, float]:

@@ -752,10 +752,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         adapting=adapting,
     )
     host = "0.0.0.0" if args.lan else "127.0.0.1"
+    app = create_app(config)  # a --db the games cannot be kept in fails here, before the page is announced
     print(f"tablesight: referee page at http://127.0.0.1:{args.port} (game kept in {db})", flush=True)
     if args.lan:
         print(f"tablesight: on the network too; phones join with code {guard.join_code}", flush=True)
-    uvicorn.run(create_app(config), host=host, port=args.port, log_level="warning")
+    uvicorn.run(app, host=host, port=args.port, log_level="warning")
     return 0
 
 

@@ -63,13 +63,30 @@ class GameRow:
     created: float
 
 
+TABLES = {"games", "snapshots", "corrections", "rounds"}
+
+
+class StoreError(ValueError):
+    """The games cannot be kept in the file given (not a database, another program's, a folder)."""
+
+
 class GameStore:
     """One SQLite file; safe to share between the server's threads."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            # Read before anything is written: a file that is no SQLite, or another program's database, is left
+            # exactly as it was.
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: cannot keep the games there ({error}); give another --db") from None
+        if tables and not tables & TABLES:
+            self._db.close()
+            held = ", ".join(sorted(tables)[:5])
+            raise StoreError(f"{self.path}: not a tablesight game file (it holds the tables {held}); give another --db")
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")

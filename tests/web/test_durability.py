@@ -1,8 +1,11 @@
-"""kill -9 the server in the middle of a round: everything the players confirmed is there after a restart."""
+"""kill -9 the server in the middle of a round: everything the players confirmed is there after a restart; a --db
+that cannot hold the games is refused, and left as it was."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from tests.web.server import Server
 
@@ -39,3 +42,31 @@ def test_kill_9_mid_round_loses_nothing_confirmed(tmp_path: Path) -> None:
         assert again.post("/api/round/confirm", {"round": 3})["next_round"] == 4
     finally:
         again.stop()
+
+
+def test_a_db_that_cannot_hold_the_games_is_refused_by_name_and_left_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `serve --db` pointed at a file that is no SQLite, at another program's database or at a folder ended in a
+    # traceback; another program's database would have been given our tables (and WAL journaling) as well.
+    import sqlite3
+
+    from tablesight.cli import main
+
+    junk = tmp_path / "photo.jpg"
+    junk.write_bytes(bytes(range(256)) * 12)
+    other = tmp_path / "recipes.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE recipes (name TEXT)")
+    db.close()
+    cases = [
+        (junk, "cannot keep the games there (file is not a database); give another --db"),
+        (other, "not a tablesight game file (it holds the tables recipes); give another --db"),
+        (tmp_path, "cannot keep the games there (unable to open database file)"),
+    ]
+    for path, said in cases:
+        before = path.read_bytes() if path.is_file() else None
+        assert main(["serve", "--db", str(path), "--port", "8799"]) == 2
+        out, err = capsys.readouterr()
+        assert f"tablesight: error: {path}: {said}" in err and "referee page" not in out
+        assert (path.read_bytes() if path.is_file() else None) == before  # nothing written to it

@@ -11,12 +11,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tablesight.scene import Scene, SceneError
+from tablesight.scene import Scene, SceneError, scene_schema
 
 if TYPE_CHECKING:  # imported where used: `tablesight check` should not load the web stack
     from web.refiner_adapting import RefinerAdapting
 
 EXIT_BAD_INPUT = 2
+GAMES: list[str] = scene_schema()["properties"]["game"]["enum"]  # what a scene's "game" may be
 
 
 def _fmt(value_in: float) -> str:
@@ -271,6 +272,25 @@ NO_EMPTY_NOTE = (
 )
 
 
+def _players_for(args: argparse.Namespace) -> dict[str, str] | None:
+    """``--players red=#d33,blue=#36c`` -> {"red": "#d33", "blue": "#36c"}, with an error naming what is wrong."""
+    from vision.colour import hex_to_bgr
+
+    if not args.players:
+        return None
+    players = {}
+    for part in args.players.split(","):
+        name, sep, colour = (v.strip() for v in part.partition("="))
+        if not sep or not name or not colour:
+            raise ValueError(f"--players {args.players!r}: give each player as NAME=COLOUR, e.g. red=#d33,blue=#36c")
+        try:
+            hex_to_bgr(colour)
+        except ValueError as error:
+            raise ValueError(f"--players {args.players!r}: {name}'s colour {error}") from None
+        players[name] = colour
+    return players
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     import cv2
 
@@ -286,7 +306,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         raise ValueError(f"--empty {args.empty} is {sizes}: {SAME_VIEW}")
     frame = TableFrame.load(args.calibration) if args.calibration else None
     layout = frame.layout if frame is not None else _layout_for(args)
-    players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+    players = _players_for(args)
     detector = make_detector(args.detector, args.model, args.refiner)
     lens = _lens_for(args)
     terrain = _terrain_file(args.terrain) if args.terrain else None
@@ -675,7 +695,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     size_px = parse_camera_size(args.camera_size)
     open_source(args.source, size_px)  # fail now, clearly, on a source that cannot exist
-    players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+    players = _players_for(args)
     lens = _lens_for(args)
     detector = make_detector("auto", args.model, args.refiner)
     events = watch(
@@ -719,7 +739,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         open_source(args.camera, size_px)  # fail now, clearly, on a source that cannot exist
         layout = _layout_for(args)
         lens = _lens_for(args)
-        players = dict(p.split("=", 1) for p in args.players.split(",")) if args.players else None
+        players = _players_for(args)
         detector = make_detector("auto", args.model, args.refiner)  # a missing model fails here, clearly
         hex_mat = parse_hex_mat(args.hex_mat) if args.hex_mat else None  # a malformed grid fails here, clearly
         feed_factory = lambda: CameraFeed(  # noqa: E731
@@ -1042,7 +1062,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--empty", default=None, help="a photo of the same view before the models were placed (the reference frame)"
     )
     an.add_argument("--calibration", default=None, help="a saved calibration (else calibrate this photo)")
-    an.add_argument("--game", default="focal-point")
+    an.add_argument("--game", default="focal-point", choices=GAMES)
     an.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     an.add_argument("--overlay", default=None, help="write the photo with what was found drawn on it")
     an.add_argument("--out", default=None, help="save the scene here")
@@ -1223,7 +1243,7 @@ def build_parser() -> argparse.ArgumentParser:
         "source",
         help="camera index (0), stream URL, video file or folder of images; the first frame is the empty table",
     )
-    wt.add_argument("--game", default="focal-point")
+    wt.add_argument("--game", default="focal-point", choices=GAMES)
     wt.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     wt.add_argument("--max-frames", type=int, default=None)
     wt.add_argument(
@@ -1246,7 +1266,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument(
         "--camera", default=None, help="camera index, stream, video or folder; its first frame is the empty table"
     )
-    sv.add_argument("--game", default="focal-point", help="with --camera: the game played")
+    sv.add_argument("--game", default="focal-point", choices=GAMES, help="with --camera: the game played")
     sv.add_argument(
         "--camera-size",
         default="1920x1080",

@@ -75,6 +75,10 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         # an adapted refiner that is not there is named, never replaced by the shipped one unsaid (issue 6)
         (["eval-vision", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
         (["watch", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
+        # players' colours are checked before the first frame, not found wrong at the deployment (or never)
+        (["watch", "sample_images/games", "--players", "red"], "--players 'red': give each player as NAME=COLOUR"),
+        (["watch", "sample_images/games", "--players", "red=#d33,blue=#zzz"], "blue's colour '#zzz' is not a colour"),
+        (["analyze", "sample_images/games/focal-point-900.jpg", "--players", "red=#d33,blue"], "NAME=COLOUR"),
     ],
 )
 def test_errors_exit_2_with_a_message(
@@ -409,3 +413,16 @@ def test_analyze_refuses_an_empty_table_photographed_at_another_size(
 
     with pytest.raises(ValueError, match="the empty table is 1280x720 and the photo 1920x1080"):
         analyze(cv2.imread(photo), Layout.default(24, 24), cv2.imread(str(smaller)))
+
+
+@pytest.mark.parametrize("command", ["analyze", "watch"])
+def test_a_game_tablesight_does_not_know_is_refused_before_anything_is_read(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `analyze --game chess` wrote a scene no scene file may hold; `watch --game chess` failed at the first ruling.
+    with pytest.raises(SystemExit) as stop:
+        main([command, "sample_images/games/focal-point-900.jpg", "--game", "chess"])
+    assert stop.value.code == 2
+    assert "argument --game: invalid choice: 'chess' (choose from 'focal-point', 'grinding-annihilation'" in (
+        capsys.readouterr().err
+    )

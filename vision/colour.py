@@ -14,7 +14,7 @@ def hex_to_bgr(colour: str) -> tuple[int, int, int]:
     digits = colour.lstrip("#")
     if len(digits) == 3:
         digits = "".join(ch * 2 for ch in digits)
-    if len(digits) != 6:
+    if len(digits) != 6 or any(ch not in "0123456789abcdefABCDEF" for ch in digits):
         raise ValueError(f"{colour!r} is not a colour like #d33 or #dd3333")
     r, g, b = (int(digits[i : i + 2], 16) for i in (0, 2, 4))
     return b, g, r

@@ -372,3 +372,39 @@ def test_a_frame_the_pipeline_fails_on_is_said_once_and_the_game_goes_on(monkeyp
     events = list(watch(lambda: IteratorSource(iter(floats)), table.layout, "focal-point", lens))
     said = [e.payload["message"] for e in events if e.kind == "status"]
     assert said[0] == "a frame of float32 pixels was skipped (8-bit colour expected)", said
+
+
+def test_a_recorded_game_reads_on_past_an_unreadable_file_and_once_ended_is_not_replayed(tmp_path: Path) -> None:
+    # An empty or broken file in a folder of frames used to end `watch` there (taken for the recording's end); and
+    # a folder that had ended was opened again after the back-off, replaying the game from its empty table (the
+    # page's feed, read once a tick, did so).
+    from vision.live.sources import FolderSource
+
+    table = render_table(21, "focal-point", hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    cv2.imwrite(str(tmp_path / "000.png"), table.empty)
+    (tmp_path / "001.png").write_bytes(b"")  # the recorder was stopped mid-write
+    for k in range(2, 7):
+        cv2.imwrite(str(tmp_path / f"{k:03d}.png"), table.image)
+    events = list(watch(lambda: FolderSource(tmp_path), table.layout, "focal-point", lens))
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    assert "a broken frame was skipped" in said
+    rulings = [k for k, e in enumerate(events) if e.kind == "ruling"]
+    assert rulings and rulings[0] > said.index("a broken frame was skipped")  # read on past it
+    assert said[-1] == "the recording has ended; showing the last good scene"
+
+    opened = []
+
+    def opener() -> FolderSource:
+        opened.append(1)
+        return FolderSource(tmp_path)
+
+    now = [0.0]
+    source = ResilientSource(opener, clock=lambda: now[0])
+    frames = [source.read() for _ in range(7)]
+    assert sum(f.frame is not None for f in frames) == 6
+    for _ in range(5):
+        now[0] += 10.0  # far past any back-off
+        ended = source.read()
+        assert ended.frame is None and ended.message == "the recording has ended; showing the last good scene"
+    assert len(opened) == 1  # never opened again, so never replayed

@@ -45,6 +45,7 @@ class CaptureSource:
         self._cap: cv2.VideoCapture | None = None
         self._newest: NewestFrames | None = None
         self._live = is_live(str(target))
+        self.finite = not self._live  # a video file: once it ends it stays ended
         self._wait_s = wait_s
         self.asked_px = size_px if isinstance(target, int) else None
         self.note = ""  # what the players should know about the frames (a camera that gives fewer pixels than asked)
@@ -152,12 +153,15 @@ class FolderSource:
         self._files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         self._next = 0
 
+    finite = True  # a recording: once it ends it stays ended (opened again it would replay from the start)
+
     def read(self) -> Image | None:
         if self._next >= len(self._files):
             return None
         image = cv2.imread(str(self._files[self._next]), cv2.IMREAD_COLOR)
         self._next += 1
-        return image
+        # An unreadable file (empty, cut short, not an image) is a broken frame, not the recording's end.
+        return image if image is not None else np.empty((0, 0, 3), np.uint8)
 
     def close(self) -> None:
         self._next = len(self._files)
@@ -280,10 +284,13 @@ class ResilientSource:
         self._max_backoff = max_backoff_s
         self._retry_at = 0.0
         self._shape: tuple[int, ...] | None = None
+        self._ended = False  # a folder or a video file ran out: it is not opened again
         self.failures = 0
 
     def read(self) -> SourceStatus:
         now = self._clock()
+        if self._ended:
+            return SourceStatus(None, True, "the recording has ended; showing the last good scene")
         if self._source is None:
             if now < self._retry_at:
                 return SourceStatus(None, True, f"camera lost; reconnecting in {self._retry_at - now:.1f} s")
@@ -296,6 +303,9 @@ class ResilientSource:
         except Exception as error:  # noqa: BLE001 - a driver error must not stop the referee
             return self._failed(now, f"the camera failed ({error})")
         if frame is None:
+            if getattr(self._source, "finite", False):  # a recording's end: not a camera to reconnect
+                self._ended = True
+                return SourceStatus(None, True, "the recording has ended; showing the last good scene")
             return self._failed(now, "no frame from the camera (ended or stalled)")
         frame = as_bgr(frame)
         if isinstance(frame, np.ndarray) and frame.dtype != np.uint8:
@@ -303,8 +313,9 @@ class ResilientSource:
             return SourceStatus(None, True, f"a frame of {frame.dtype} pixels was skipped (8-bit colour expected)")
         if not looks_like_a_frame(frame, self._shape) or not (isinstance(frame, np.ndarray) and frame.ndim == 3):
             self.failures += 1
-            if isinstance(frame, np.ndarray) and self._shape is not None and frame.shape[:2] != self._shape[:2]:
-                got, was = frame.shape[1::-1], self._shape[1::-1]
+            was = self._shape[1::-1] if self._shape is not None else None
+            if isinstance(frame, np.ndarray) and frame.size > 0 and was is not None and frame.shape[1::-1] != was:
+                got = frame.shape[1::-1]
                 message = f"a {got[0]}x{got[1]} frame was skipped: the camera was set up on {was[0]}x{was[1]}"
                 return SourceStatus(None, True, message)
             return SourceStatus(None, True, "a broken frame was skipped")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ CHARUCO_SQUARE_MM = 30.0
 CHARUCO_MARKER_MM = 22.0
 CHARUCO_DICTIONARY = "DICT_4X4_50"  # not the table markers' dictionary, so the two never mix
 MIN_VIEWS = 4
+ASPECT_TOLERANCE = 0.01  # a lens file is scaled to photos of its own aspect ratio, within this
 
 
 class LensError(ValueError):
@@ -96,6 +97,23 @@ class LensModel:
             raise LensError(f"{path}: no such lens file") from None
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise LensError(f"{path}: not a tablesight lens file ({error!r})") from None
+
+    def at_size(self, size: tuple[int, int]) -> LensModel | None:
+        """This lens for photos of ``size`` (width, height): scaled where the aspect ratio is the one it was
+        calibrated at (a webcam's smaller modes scale the same view down), None where it is not (another crop
+        of the sensor, or the camera turned upright: the lens file does not describe those photos)."""
+        if tuple(size) == tuple(self.image_size):
+            return self
+        sx, sy = size[0] / self.image_size[0], size[1] / self.image_size[1]
+        if abs(sx / sy - 1) > ASPECT_TOLERANCE:
+            return None
+        K = self.K.copy()
+        K[0, 0], K[1, 1] = K[0, 0] * sx, K[1, 1] * sy
+        K[0, 2], K[1, 2] = (K[0, 2] + 0.5) * sx - 0.5, (K[1, 2] + 0.5) * sy - 0.5  # pixel centres
+        scale = np.array([sx, sy, sx, sy, 1.0, 1.0, 1.0, 1.0])
+        std = tuple(float(v) for v in np.asarray(self.std) * scale) if self.std else None
+        cov = tuple(map(tuple, np.asarray(self.cov) * np.outer(scale, scale))) if self.cov else None
+        return replace(self, K=K, image_size=(int(size[0]), int(size[1])), rms_px=self.rms_px * sx, std=std, cov=cov)
 
     def undistort_points(self, px: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Distorted pixels -> ideal pinhole pixels (same K)."""

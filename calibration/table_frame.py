@@ -269,6 +269,18 @@ def calibrate_from_corners(
     placements = layout.by_id()
     used = sorted(i for i in found if i in placements)
     missing = tuple(sorted(set(placements) - set(used)))
+    lens_said = ""
+    if lens is not None and tuple(lens.image_size) != tuple(image_size):
+        # A lens file made at another size: a webcam's smaller modes scale the same view, anything else is another
+        # view of the sensor, read from the markers instead (as good, docs/calibration.md, session 58).
+        made, now = "x".join(map(str, lens.image_size)), "x".join(map(str, image_size))
+        lens = lens.at_size(image_size)
+        lens_said = (
+            f"the lens file was calibrated at {made}: scaled to this photo's {now}"
+            if lens is not None
+            else f"the lens file was calibrated at {made}, not for this photo's {now}: left out, and the lens's "
+            "bend read from the markers (tablesight calibrate-lens at this size measures it better)"
+        )
     if not used:
         hint = " (the photo looks blurred)" if sharp < BLUR_LIMIT else ""
         raise CalibrationError(
@@ -329,6 +341,8 @@ def calibrate_from_corners(
     frame = TableFrame(H, layout, image_size, lens, K, rvec, tvec, focal_sigma_share=focal_share)
     bent = _bent_markers(table_pts, image_pts, used)
     quality = _quality(frame, table_pts, image_pts, keep, used, missing, marker_ok, sharp, estimated, bent)
+    if lens_said:
+        quality = replace(quality, warnings=(lens_said, *quality.warnings))
     if misprinted:
         size_in = float(np.mean([placements[i].size_in for i in used]))
         said = (

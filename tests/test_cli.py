@@ -426,3 +426,24 @@ def test_a_game_tablesight_does_not_know_is_refused_before_anything_is_read(
     assert "argument --game: invalid choice: 'chess' (choose from 'focal-point', 'grinding-annihilation'" in (
         capsys.readouterr().err
     )
+
+
+def test_analyze_refuses_a_calibration_made_on_photos_of_another_size(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A saved calibration (tablesight calibrate) is a map of one photo size's pixels: on a 720p photo a 1080p
+    one was used as it was, and 2 of 15 bases went missing unsaid."""
+    import cv2
+
+    games = Path(__file__).resolve().parents[1] / "sample_images" / "games"
+    photo, empty, lens = (str(games / f) for f in ("focal-point-900.jpg", "focal-point-900.empty.jpg", "lens.json"))
+    saved = tmp_path / "table.calibration.json"
+    code, _, _ = run(capsys, "calibrate", photo, "--lens", lens, "--out", str(saved))
+    assert code == 0 and saved.is_file()
+    small = tmp_path / "photo-720p.jpg"
+    cv2.imwrite(str(small), cv2.resize(cv2.imread(photo), (1280, 720), interpolation=cv2.INTER_AREA))
+    code, out, err = run(capsys, "analyze", str(small), "--calibration", str(saved))
+    assert code == 2 and out == ""
+    assert "the calibration was made on 1920x1080 photos, not this 1280x720 one: calibrate again" in err
+    code, _, _ = run(capsys, "analyze", photo, "--empty", empty, "--calibration", str(saved))
+    assert code == 0  # the photo it was made for

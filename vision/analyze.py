@@ -256,6 +256,12 @@ def analyze(
     finds it once, at set-up)."""
     if photo is None or photo.ndim != 3 or photo.size == 0:
         raise CalibrationError("the photo is empty or not a colour image")
+    if frame is not None and tuple(frame.image_size) != (photo.shape[1], photo.shape[0]):
+        made = "x".join(map(str, frame.image_size))
+        raise CalibrationError(
+            f"the calibration was made on {made} photos, not this {_size(photo)} one: calibrate again on this "
+            "camera's photos (tablesight calibrate), or leave the calibration out"
+        )
     if empty is not None and empty.shape[:2] != photo.shape[:2]:
         # Read against the photo's calibration, an empty table of another size would be seen as covered all over.
         raise ValueError(f"the empty table is {_size(empty)} and the photo {_size(photo)}: {SAME_VIEW}")

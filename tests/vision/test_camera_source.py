@@ -55,6 +55,21 @@ class FakeCapture:
         pass
 
 
+class ScriptedCamera:
+    """A source that gives its frames in turn, then None (stalled or ended): a camera as a test scripts it."""
+
+    name = "camera 0"
+
+    def __init__(self, frames: list[Any]) -> None:
+        self.frames = frames
+
+    def read(self) -> Any:
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self) -> None:
+        pass
+
+
 @pytest.fixture
 def fake_capture(monkeypatch: pytest.MonkeyPatch) -> type[FakeCapture]:
     FakeCapture.made = []
@@ -114,19 +129,7 @@ def test_a_camera_back_at_another_size_after_a_drop_says_what_size_it_skips() ->
     full = np.random.default_rng(1).integers(0, 255, (1080, 1920, 3)).astype(np.uint8)
     small = np.random.default_rng(2).integers(0, 255, (480, 640, 3)).astype(np.uint8)
 
-    class Script:
-        name = "script"
-
-        def __init__(self, frames: list[Any]) -> None:
-            self.frames = frames
-
-        def read(self) -> Any:
-            return self.frames.pop(0) if self.frames else None
-
-        def close(self) -> None:
-            pass
-
-    scripts = [Script([full, None]), Script([small])]
+    scripts = [ScriptedCamera([full, None]), ScriptedCamera([small])]
     now = [0.0]
     source = ResilientSource(lambda: scripts.pop(0), clock=lambda: now[0])
     assert source.read().frame is not None
@@ -156,25 +159,13 @@ def test_watch_waits_for_a_camera_that_drops_out_and_goes_on_refereeing_when_it_
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     players = {p["id"]: p["color"] for p in table.scene["players"]}
 
-    class Camera:
-        name = "camera 0"
-
-        def __init__(self, frames: list[Any]) -> None:
-            self.frames = frames
-
-        def read(self) -> Any:
-            return self.frames.pop(0) if self.frames else None
-
-        def close(self) -> None:
-            pass
-
-    def unplugged() -> Camera:
+    def unplugged() -> ScriptedCamera:
         raise OSError("USB unplugged")
 
     openers: list[Any] = [
-        lambda: Camera([table.empty, table.empty, None]),  # the set-up, then it drops out
+        lambda: ScriptedCamera([table.empty, table.empty, None]),  # the set-up, then it drops out
         unplugged,
-        lambda: Camera([table.image] * 40),  # back, with the models deployed
+        lambda: ScriptedCamera([table.image] * 40),  # back, with the models deployed
     ]
     slept: list[float] = []
 
@@ -256,17 +247,22 @@ class NumberedCapture:
         self.released = True
 
 
+@pytest.fixture
+def numbered_capture(monkeypatch: pytest.MonkeyPatch) -> type[NumberedCapture]:
+    NumberedCapture.made, NumberedCapture.unplugged = [], False
+    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
+    return NumberedCapture
+
+
 def _number(frame: np.ndarray) -> int:
     return int(frame[0, 0, 0]) + 256 * int(frame[0, 0, 1])
 
 
 def test_a_camera_or_stream_read_once_a_second_gives_its_newest_frame_not_the_oldest_it_holds(
-    monkeypatch: pytest.MonkeyPatch,
+    numbered_capture: type[NumberedCapture],
 ) -> None:
     # The page reads one frame a tick (1 s) from a camera that sends 30: read in turn, the frames would fall
     # further behind with every tick (a stream's buffer holds seconds of them).
-    NumberedCapture.made, NumberedCapture.unplugged = [], False
-    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
     source = open_source("http://phone.local:8080/video")
     first = source.read()
     assert first is not None
@@ -287,9 +283,9 @@ def test_a_camera_or_stream_read_once_a_second_gives_its_newest_frame_not_the_ol
     video.close()
 
 
-def test_a_live_camera_that_stops_sending_is_a_drop_out_to_reconnect(monkeypatch: pytest.MonkeyPatch) -> None:
-    NumberedCapture.made, NumberedCapture.unplugged = [], False
-    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
+def test_a_live_camera_that_stops_sending_is_a_drop_out_to_reconnect(
+    numbered_capture: type[NumberedCapture], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sources, "CAMERA_WARM_UP_S", 0.05)
     now = [0.0]
     source = ResilientSource(lambda: open_source("0"), clock=lambda: now[0])
@@ -307,12 +303,10 @@ def test_a_live_camera_that_stops_sending_is_a_drop_out_to_reconnect(monkeypatch
 
 
 def test_a_usb_camera_hands_out_no_frame_from_its_first_second_and_a_stream_its_first_at_once(
-    monkeypatch: pytest.MonkeyPatch,
+    numbered_capture: type[NumberedCapture],
 ) -> None:
     # The first frame read is the set-up's empty table; a webcam's first frames after opening are dark or
     # off-colour while its exposure and white balance settle (vision/live/sources.py: CAMERA_WARM_UP_S).
-    NumberedCapture.made, NumberedCapture.unplugged = [], False
-    monkeypatch.setattr(sources.cv2, "VideoCapture", NumberedCapture)
     camera = open_source("0")
     first = camera.read()
     assert first is not None and _number(first) >= sources.CAMERA_WARM_UP_S * 30 - 5, _number(first)

@@ -710,6 +710,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         # A camera or a stream that drops out is waited for (back-off, last scene kept); a folder or video ends.
         give_up_after_stale=None if is_live(args.source) else 5,
         stale_wait_s=0.25 if is_live(args.source) else 0.0,
+        settle_set_up=is_live(args.source),  # a recording's first frame is its set-up
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -732,7 +733,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.camera is not None:
         from vision.analyze import make_detector
         from vision.hex_mat import parse_hex_mat
-        from vision.live.sources import open_source, parse_camera_size
+        from vision.live.sources import is_live, open_source, parse_camera_size
         from web.camera_feed import CameraFeed
 
         size_px = parse_camera_size(args.camera_size)
@@ -752,6 +753,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             detector,
             args.model,
             hex_mat,
+            settle_set_up=is_live(args.camera),  # a recording's first frame is its set-up
         )
         adapting = _adapting_for(args)
     flux_factory = None

@@ -28,7 +28,7 @@ from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
-from vision.live.setup import take_reference
+from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
 from vision.live.sources import FrameSource, ResilientSource
 from web.feeds import empty_scene
 from web.session import CameraStatus
@@ -46,8 +46,10 @@ class CameraFeed:
         detector: Detector | None = None,
         model_path: str | Path | None = None,
         hex_mat: dict[str, Any] | None = None,
+        settle_set_up: bool = False,
     ) -> None:
         self.source = ResilientSource(opener)
+        self.still = StillTable() if settle_set_up else None  # a live camera's set-up waits for a still table
         self.detector = detector if detector is not None else make_detector("auto")  # the learned model where shipped
         self.base_detector = self.detector
         self.model_path = model_path  # the detector's network, kept when the refiner is swapped (use_refiner)
@@ -110,6 +112,8 @@ class CameraFeed:
         calib = self.monitor.update(status.frame)
         if calib.frame is None:
             return None, self._status(calib.message, calib.hidden, stale=True)
+        if not self.set_up and self.still is not None and not self.still.update(status.frame):
+            return None, self._status(WAITING_TO_SET_UP, calib.hidden)
         if not self.set_up or calib.state == "recalibrated":
             setup = take_reference(self.detector, status.frame, calib.frame, self.reference)
             self.reference, self.set_up = setup.reference, True

@@ -402,3 +402,49 @@ def test_a_recorded_game_reads_on_past_an_unreadable_file_and_once_ended_is_not_
         ended = source.read()
         assert ended.frame is None and ended.message == "the recording has ended; showing the last good scene"
     assert len(opened) == 1  # never opened again, so never replayed
+
+
+def _hand_over(frame: np.ndarray, x_px: int) -> np.ndarray:
+    """A player's hand and arm over the table (skin-coloured), as when placing the camera or the mat."""
+    out = frame.copy()
+    cv2.ellipse(out, (x_px, 600), (220, 120), 30, 0, 360, (120, 150, 205), -1)
+    cv2.rectangle(out, (x_px + 100, 620), (x_px + 600, 760), (115, 145, 200), -1)
+    return out
+
+
+def test_a_live_cameras_set_up_waits_for_hands_to_leave_the_table() -> None:
+    # The first frame is the empty-table reference: taken with a hand over the table, the hand stayed in it, and
+    # "something covers 102 sq in of the table ... (a hand?): pieces under it cannot be seen" was said of every
+    # later frame. A live camera's set-up now waits for SET_UP_STILL_FRAMES still frames.
+    from vision.live.setup import WAITING_TO_SET_UP
+
+    table = render_table(21, "focal-point", hard="none")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    frames = [_hand_over(table.empty, 900), _hand_over(table.empty, 700)] + [table.empty] * 3 + [table.image] * 5
+
+    def said_of(settle: bool) -> tuple[list[str], int]:
+        events = list(
+            watch(
+                lambda: IteratorSource(iter(frames)),
+                table.layout,
+                "focal-point",
+                lens,
+                players,
+                settle_set_up=settle,
+            )
+        )
+        return [e.payload["message"] for e in events if e.kind == "status"], sum(e.kind == "ruling" for e in events)
+
+    said, rulings = said_of(True)
+    assert said[0] == WAITING_TO_SET_UP and said[1].startswith("set up from the empty table"), said
+    assert not any("covers" in m for m in said) and rulings > 0
+    said, _ = said_of(False)  # a recording's first frame is its set-up, hand or not
+    assert said[0].startswith("set up from the empty table") and any("something covers" in m for m in said)
+    # The page's feed waits the same way.
+    feed = CameraFeed(
+        lambda: IteratorSource(iter(frames)), table.layout, "camera 0", "focal-point", lens, players, settle_set_up=True
+    )
+    statuses = [feed.next()[1].message for _ in range(len(frames))]
+    assert statuses[:4] == [WAITING_TO_SET_UP] * 4 and statuses[4].startswith("set up from the empty table")
+    assert not any("covers" in m for m in statuses)

@@ -28,6 +28,7 @@ from calibration.table_frame import TableFrame
 from vision.analyze import Detector
 from vision.detect_classical import MARKER_RADIUS_IN, Reference
 from vision.detect_learned import LearnedDetector
+from vision.live.motion import MotionGate
 
 Image = npt.NDArray[np.uint8]
 # Bases beside the markers on a first set-up frame (read without a reference) that make it no empty table. On
@@ -35,6 +36,28 @@ Image = npt.NDArray[np.uint8]
 # path-traced 7000-7029): none on the 520 flat ones; 1-3 on 9 of the 30 path-traced ones (woods' trees, round
 # from above). With the models on, 527 of the 550 showed 5 or more (docs/live.md, session 42).
 SETUP_BASES_MIN = 5
+SET_UP_STILL_FRAMES = 3  # as many as the motion gate waits for before each analysis
+WAITING_TO_SET_UP = "waiting for the table to be still to set up (hands off the table)"
+
+
+class StillTable:
+    """Whether the last SET_UP_STILL_FRAMES frames agree, nothing moving over the table. A live camera's set-up frame
+    is taken only then: taken with a hand over the table (placing the camera, straightening the mat), the
+    empty-table reference holds the hand, and the table under it is reported covered for the whole game."""
+
+    def __init__(self, frames: int = SET_UP_STILL_FRAMES) -> None:
+        self._gate = MotionGate()
+        self._frames = frames
+        self._seen = 0
+        self._quiet = 0
+
+    def update(self, frame_image: Image) -> bool:
+        """Whether this frame and the ones before it, SET_UP_STILL_FRAMES in all, show the same table."""
+        first = self._seen == 0
+        self._seen += 1
+        moving = self._gate.update(frame_image).state == "moving"
+        self._quiet = 0 if first or moving else self._quiet + 1  # frames that agree with the one before
+        return self._quiet >= self._frames - 1
 
 
 @dataclass(frozen=True)

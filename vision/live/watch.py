@@ -23,7 +23,7 @@ from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
-from vision.live.setup import take_reference
+from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
 from vision.live.sources import FrameSource, ResilientSource
 
 
@@ -60,13 +60,15 @@ def watch(
     hex_mat: dict[str, Any] | None = None,
     stale_wait_s: float = 0.0,
     sleep: Callable[[float], None] = time.sleep,
+    settle_set_up: bool = False,
 ) -> Iterator[Event]:
     """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
     make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``).
     ``hex_mat``: the mat's hex grid (a scene's ``table.hex``) in a game played in hexes; None: found at set-up.
     ``give_up_after_stale``: stale reads in a row after which the source is taken to have ended (a folder or a
     video; None: never, a camera); ``stale_wait_s``: the pause after each, so a camera that drops out is
-    waited for through the source's back-off instead of given up on within a millisecond."""
+    waited for through the source's back-off instead of given up on within a millisecond. ``settle_set_up``: a
+    live camera's set-up waits for the table to be still (``StillTable``); a recording's first frame is its set-up."""
     from rules.profiles import profile_for
     from rules.table_facts import coherency_rulings, engagement_rulings
     from tablesight.scene import Scene, SceneError
@@ -77,6 +79,7 @@ def watch(
         return coherency_rulings(scene, profile) + engagement_rulings(scene, profile)
 
     source = ResilientSource(opener)
+    still = StillTable() if settle_set_up else None
     monitor = CalibrationMonitor(layout, lens)
     gate = MotionGate()
     detector = detector if detector is not None else make_detector("auto")
@@ -129,6 +132,9 @@ def watch(
                 if calib.message != last_message:
                     last_message = calib.message
                     yield Event("status", {"message": calib.message, "stale": True})
+                continue
+            if not set_up and still is not None and not still.update(status.frame):
+                yield from said_once(WAITING_TO_SET_UP)
                 continue
             if not set_up or calib.state == "recalibrated":
                 try:

@@ -94,6 +94,12 @@ def test_a_usb_camera_is_asked_for_full_hd_compressed_and_a_stream_or_file_is_no
     assert other.read() is not None
     assert fake_capture.made[-1].asked[cv2.CAP_PROP_FRAME_WIDTH] == 1280
 
+    # Linux names a camera by its device too ('/dev/video0'); /dev/null stands in for one here, a character device.
+    device = open_source("/dev/null")
+    assert isinstance(device, CaptureSource) and device.read() is not None
+    assert fake_capture.made[-1].target == "/dev/null" and fake_capture.made[-1].asked[cv2.CAP_PROP_FRAME_WIDTH] == 1920
+    assert is_live("/dev/null") and not is_live("/etc/hostname")
+
     for spec in ("rtsp://192.168.1.20:8554/table", "http://phone.local:8080/video"):
         stream = open_source(spec)
         assert stream.read() is not None

@@ -47,7 +47,7 @@ class CaptureSource:
         self._live = is_live(str(target))
         self.finite = not self._live  # a video file: once it ends it stays ended
         self._wait_s = wait_s
-        self.asked_px = size_px if isinstance(target, int) else None
+        self.asked_px = size_px if is_camera(str(target)) else None
         self.note = ""  # what the players should know about the frames (a camera that gives fewer pixels than asked)
 
     def read(self) -> Image | None:
@@ -64,7 +64,7 @@ class CaptureSource:
             self._cap = cap
             # A webcam's first frames after opening are dark or off-colour while its exposure and white balance
             # settle, and the first frame read is the set-up's empty table: a USB camera warms up first.
-            warm_up_s = CAMERA_WARM_UP_S if isinstance(self._target, int) else 0.0
+            warm_up_s = CAMERA_WARM_UP_S if self.asked_px is not None else 0.0
             self._newest = NewestFrames(cap, warm_up_s) if self._live else None
         if self._newest is not None:
             frame = self._newest.read(self._wait_s)
@@ -216,10 +216,12 @@ def parse_camera_size(text: str) -> tuple[int, int]:
 
 
 def open_source(spec: str, camera_size_px: tuple[int, int] = CAMERA_SIZE_PX) -> FrameSource:
-    """'0' (camera index, asked for ``camera_size_px`` frames), 'rtsp://...', 'http://...', a video file, a
+    """'0' or '/dev/video0' (a camera, asked for ``camera_size_px`` frames), 'rtsp://...', 'http://...', a video file, a
     folder of images, or one photo."""
     if spec.isdigit():
         return CaptureSource(int(spec), camera_size_px)
+    if is_camera(spec):
+        return CaptureSource(spec, camera_size_px)
     path = Path(spec)
     if path.is_dir():
         return FolderSource(path)
@@ -230,10 +232,15 @@ def open_source(spec: str, camera_size_px: tuple[int, int] = CAMERA_SIZE_PX) -> 
     raise ValueError(f"{spec!r}: not a camera index, stream URL, video file or folder of images")
 
 
+def is_camera(spec: str) -> bool:
+    """A camera on this machine: an index ('0') or a device (Linux's '/dev/video0')."""
+    return spec.isdigit() or (spec.startswith("/dev/") and Path(spec).is_char_device())
+
+
 def is_live(spec: str) -> bool:
-    """A camera index or a network stream: frames keep coming, and a pause in them is a drop-out to wait out
-    (a folder, a video file or a photo ends)."""
-    return spec.isdigit() or spec.startswith(("rtsp://", "http://", "https://"))
+    """A camera or a network stream: frames keep coming, and a pause in them is a drop-out to wait out (a folder,
+    a video file or a photo ends)."""
+    return is_camera(spec) or spec.startswith(("rtsp://", "http://", "https://"))
 
 
 @dataclass(frozen=True)

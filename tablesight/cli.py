@@ -323,7 +323,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         text = f'found {len(scene["models"])} bases and {len(scene["objectives"])} objective markers; sigma {scene["measurement"]["sigma_in"]:.3f}"'
     for covered in scene["measurement"].get("covered", []):
         text += f"\n  {describe(covered)}"
-    notes = to_confirm(scene)
+    # What the calibration found wrong (a marker hidden or bent, the kit printed small, the lens file's size):
+    # said by `calibrate`, and until now never by `analyze`, which calibrates the same way.
+    quality = result.frame.quality
+    notes = [f"calibration: {w}" for w in (quality.warnings if quality is not None else ())] + to_confirm(scene)
     if empty is None:
         # Measured (docs/vision.md, session 52): on path-traced photos precision falls from 98 % to 95-96 % without
         # one; round hills and tree tops are read as bases. Flat renders hardly change.

@@ -447,3 +447,22 @@ def test_analyze_refuses_a_calibration_made_on_photos_of_another_size(
     assert "the calibration was made on 1920x1080 photos, not this 1280x720 one: calibrate again" in err
     code, _, _ = run(capsys, "analyze", photo, "--empty", empty, "--calibration", str(saved))
     assert code == 0  # the photo it was made for
+
+
+def test_analyze_says_what_the_calibration_found_wrong(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`calibrate` printed its warnings (a marker hidden or bent, the kit printed small, the lens file's size) and
+    `analyze`, which calibrates the same way, said none of them. Here the kit is printed at 94 % of its layout."""
+    games = Path(__file__).resolve().parents[1] / "sample_images" / "games"
+    photo, empty, lens = (str(games / f) for f in ("focal-point-900.jpg", "focal-point-900.empty.jpg", "lens.json"))
+    layout = json.loads((games / "focal-point-900.truth.json").read_text())["layout"]
+    for marker in layout["markers"]:
+        marker["size_in"] /= 0.94
+    layout_file = tmp_path / "layout.json"
+    layout_file.write_text(json.dumps(layout))
+    code, out, _ = run(
+        capsys, "analyze", photo, "--empty", empty, "--lens", lens, "--layout", str(layout_file), "--json"
+    )
+    notes = json.loads(out)["notes"]
+    assert code == 0 and any(n.startswith('calibration: the markers measure 2.00" across') for n in notes), notes
+    code, out, _ = run(capsys, "analyze", photo, "--empty", empty, "--lens", lens)
+    assert code == 0 and "calibration:" not in out  # a kit as laid out, a lens file of the photo's size: nothing to say

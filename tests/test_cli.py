@@ -74,6 +74,9 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         (["check", "{broken}"], "models[0].base: '33' is not a known base size"),
         # an adapted refiner that is not there is named, never replaced by the shipped one unsaid (issue 6)
         (["eval-vision", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
+        # a folder with no rendered photo in it reported nan everywhere, exit 0
+        (["eval-vision", "{missing}"], "{missing}: no such folder"),
+        (["eval-vision", "docs"], "docs: no rendered photos there (NAME.jpg with NAME.empty.jpg and NAME.truth.json"),
         (["watch", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
         # players' colours are checked before the first frame, not found wrong at the deployment (or never)
         (["watch", "sample_images/games", "--players", "red"], "--players 'red': give each player as NAME=COLOUR"),

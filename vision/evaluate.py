@@ -209,6 +209,14 @@ def evaluate(
 ) -> dict[str, Any]:
     """How ``detector`` (see ``vision.analyze.make_detector``, with ``model_path`` and ``refiner_path``) does on
     a rendered set, against its truth."""
+    photos = sorted(Path(directory).glob("*[0-9].jpg"))
+    if not Path(directory).is_dir():
+        raise ValueError(f"{directory}: no such folder")
+    if not photos:
+        raise ValueError(
+            f"{directory}: no rendered photos there (NAME.jpg with NAME.empty.jpg and NAME.truth.json, as "
+            "tablesight render-tables writes them)"
+        )
     chosen = make_detector(detector, model_path, refiner_path)
     rows = []
     errors_mm: list[float] = []
@@ -234,7 +242,7 @@ def evaluate(
     stage_times: dict[str, list[float]] = {}
     lens_file = Path(directory) / "lens.json"
     lens = LensModel.load(lens_file) if lens_file.exists() else None
-    for image_path in sorted(Path(directory).glob("*[0-9].jpg")):
+    for image_path in photos:
         stem = str(image_path)[: -len(".jpg")]
         truth = json.loads(Path(stem + ".truth.json").read_text(encoding="utf-8"))
         scene = truth["scene"]

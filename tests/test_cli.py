@@ -76,6 +76,7 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         (["eval-vision", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
         # a folder with no rendered photo in it reported nan everywhere, exit 0
         (["eval-vision", "{missing}"], "{missing}: no such folder"),
+        (["adapt", "{missing}"], "{missing}: no such folder (give the folder serve --keep-frames kept"),
         (["eval-vision", "docs"], "docs: no rendered photos there (NAME.jpg with NAME.empty.jpg and NAME.truth.json"),
         (["watch", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
         # players' colours are checked before the first frame, not found wrong at the deployment (or never)

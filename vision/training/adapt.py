@@ -69,6 +69,8 @@ def confirmed_frames(
     """The confirmed frames in ``folder`` (at most ``limit``), each (file name, photo, its calibration, its scene),
     calibrated from its own markers; and those skipped, each with why."""
     src = Path(folder)
+    if not src.is_dir():
+        raise ValueError(f"{src}: no such folder (give the folder serve --keep-frames kept the confirmed rounds in)")
     lens = LensModel.load(src / "lens.json") if (src / "lens.json").exists() else None
     table_layout = Layout.load(src / "layout.json") if (src / "layout.json").exists() else None
     used, skipped = [], []
@@ -87,7 +89,8 @@ def confirmed_frames(
             continue
         used.append((photo_path.name, photo, frame, scene))
     if not used:
-        raise ValueError(f"{src}: no usable confirmed frame (NAME.jpg with NAME.scene.json); skipped: {skipped}")
+        why = f"; skipped: {'; '.join(skipped)}" if skipped else ""
+        raise ValueError(f"{src}: no usable confirmed frame (NAME.jpg with NAME.scene.json){why}")
     return used, skipped
 
 

@@ -272,6 +272,17 @@ NO_EMPTY_NOTE = (
 )
 
 
+def _positive_count(text: str) -> int:
+    """argparse's type for how many to render: a whole number, 1 or more."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{count}: give 1 or more")
+    return count
+
+
 def _players_for(args: argparse.Namespace) -> dict[str, str] | None:
     """``--players red=#d33,blue=#36c`` -> {"red": "#d33", "blue": "#36c"}, with an error naming what is wrong."""
     from vision.colour import hex_to_bgr
@@ -1104,7 +1115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rt = add("render-tables", "render seeded table photos with ground truth (for evaluation and training)")
     rt.add_argument("out")
-    rt.add_argument("--count", type=int, default=20)
+    rt.add_argument("--count", type=_positive_count, default=20)
     rt.add_argument("--seed", type=int, default=0)
     rt.add_argument(
         "--style", choices=["standard", "flagstone"], default="standard", help="flagstone: held out from training"
@@ -1127,7 +1138,7 @@ def build_parser() -> argparse.ArgumentParser:
         "render-photoreal", "path-trace seeded tables with Blender (the photoreal slice; needs make photoreal-env)"
     )
     pr.add_argument("out")
-    pr.add_argument("--count", type=int, default=30)
+    pr.add_argument("--count", type=_positive_count, default=30)
     pr.add_argument("--seed", type=int, default=7000)
     pr.add_argument("--samples", type=int, default=16, help="Cycles samples per pixel (denoised)")
     pr.set_defaults(run=cmd_render_photoreal)

@@ -470,3 +470,14 @@ def test_analyze_says_what_the_calibration_found_wrong(capsys: pytest.CaptureFix
     assert code == 0 and any(n.startswith('calibration: the markers measure 2.00" across') for n in notes), notes
     code, out, _ = run(capsys, "analyze", photo, "--empty", empty, "--lens", lens)
     assert code == 0 and "calibration:" not in out  # a kit as laid out, a lens file of the photo's size: nothing to say
+
+
+@pytest.mark.parametrize(
+    ("count", "said"), [("0", "0: give 1 or more"), ("-3", "-3: give 1 or more"), ("x", "'x' is not")]
+)
+def test_render_tables_wants_a_count_of_one_or_more(count: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # --count 0 or -3 "wrote 0 rendered tables", exit 0
+    with pytest.raises(SystemExit) as stop:
+        main(["render-tables", "unused-folder", "--count", count])
+    assert stop.value.code == 2 and f"argument --count: {said}" in capsys.readouterr().err
+    assert not Path("unused-folder").exists()

@@ -183,14 +183,29 @@ def _table_size(text: str) -> tuple[float, float]:
     return width, depth
 
 
-def _photo_size(text: str) -> tuple[int, int]:
+def _pixel_size(
+    option: str, text: str, what: str, example: str, least: tuple[int, int] = (1, 1), too_small: str = ""
+) -> tuple[int, int]:
+    """'1280x720' -> (1280, 720), with an error naming ``option`` and the value; under ``least``: ``too_small``
+    (else the same error as for a size that is no WIDTHxHEIGHT)."""
+    malformed = ValueError(f"{option} {text!r}: give {what} as WIDTHxHEIGHT in pixels, e.g. {example}")
     try:
         width, height = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise ValueError(f"--size {text!r}: give the photo size as WIDTHxHEIGHT in pixels, e.g. 1280x720") from None
-    if width < 320 or height < 240:
-        raise ValueError(f"--size {text!r}: too small to see a base (320x240 at least)")
+        raise malformed from None
+    if width < least[0] or height < least[1]:
+        raise ValueError(f"{option} {text!r}: {too_small}") if too_small else malformed
     return width, height
+
+
+def _photo_size(text: str) -> tuple[int, int]:
+    return _pixel_size(
+        "--size", text, "the photo size", "1280x720", (320, 240), "too small to see a base (320x240 at least)"
+    )
+
+
+def _camera_size(text: str) -> tuple[int, int]:
+    return _pixel_size("--camera-size", text, "the frames asked for", "1920x1080")
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -704,10 +719,11 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.analyze import make_detector
     from vision.hex_mat import parse_hex_mat
-    from vision.live.sources import is_live, open_source, parse_camera_size
+    from vision.live.sources import is_live, open_source
     from vision.live.watch import watch
 
-    size_px = parse_camera_size(args.camera_size)
+    size_px = _camera_size(args.camera_size)
+    live = is_live(args.source)  # a camera or a stream, not a recording
     open_source(args.source, size_px)  # fail now, clearly, on a source that cannot exist
     players = _players_for(args)
     lens = _lens_for(args)
@@ -722,9 +738,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         detector=detector,
         hex_mat=parse_hex_mat(args.hex_mat) if args.hex_mat else None,
         # A camera or a stream that drops out is waited for (back-off, last scene kept); a folder or video ends.
-        give_up_after_stale=None if is_live(args.source) else 5,
-        stale_wait_s=0.25 if is_live(args.source) else 0.0,
-        settle_set_up=is_live(args.source),  # a recording's first frame is its set-up
+        give_up_after_stale=None if live else 5,
+        stale_wait_s=0.25 if live else 0.0,
+        settle_set_up=live,  # a recording's first frame is its set-up
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -747,10 +763,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.camera is not None:
         from vision.analyze import make_detector
         from vision.hex_mat import parse_hex_mat
-        from vision.live.sources import is_live, open_source, parse_camera_size
+        from vision.live.sources import is_live, open_source
         from web.camera_feed import CameraFeed
 
-        size_px = parse_camera_size(args.camera_size)
+        size_px = _camera_size(args.camera_size)
         open_source(args.camera, size_px)  # fail now, clearly, on a source that cannot exist
         layout = _layout_for(args)
         lens = _lens_for(args)

@@ -48,15 +48,12 @@ class StillTable:
     def __init__(self, frames: int = SET_UP_STILL_FRAMES) -> None:
         self._gate = MotionGate()
         self._frames = frames
-        self._seen = 0
-        self._quiet = 0
+        self._quiet = -1  # frames that agree with the one before (the first has none before it)
 
     def update(self, frame_image: Image) -> bool:
         """Whether this frame and the ones before it, SET_UP_STILL_FRAMES in all, show the same table."""
-        first = self._seen == 0
-        self._seen += 1
         moving = self._gate.update(frame_image).state == "moving"
-        self._quiet = 0 if first or moving else self._quiet + 1  # frames that agree with the one before
+        self._quiet = 0 if moving else self._quiet + 1
         return self._quiet >= self._frames - 1
 
 

@@ -207,14 +207,6 @@ def smaller_than_asked(name: str, shape: tuple[int, ...], asked_px: tuple[int, i
     )
 
 
-def parse_camera_size(text: str) -> tuple[int, int]:
-    """'1920x1080' -> (1920, 1080), with an error that names the value."""
-    parts = text.lower().split("x")
-    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
-        raise ValueError(f"--camera-size {text!r}: give the frames asked for as WIDTHxHEIGHT in pixels, e.g. 1920x1080")
-    return int(parts[0]), int(parts[1])
-
-
 def open_source(spec: str, camera_size_px: tuple[int, int] = CAMERA_SIZE_PX) -> FrameSource:
     """'0' or '/dev/video0' (a camera, asked for ``camera_size_px`` frames), 'rtsp://...', 'http://...', a video file, a
     folder of images, or one photo."""
@@ -318,7 +310,7 @@ class ResilientSource:
         if isinstance(frame, np.ndarray) and frame.dtype != np.uint8:
             self.failures += 1
             return SourceStatus(None, True, f"a frame of {frame.dtype} pixels was skipped (8-bit colour expected)")
-        if not looks_like_a_frame(frame, self._shape) or not (isinstance(frame, np.ndarray) and frame.ndim == 3):
+        if not looks_like_a_frame(frame, self._shape):  # as_bgr has made any 8-bit frame one of three channels
             self.failures += 1
             was = self._shape[1::-1] if self._shape is not None else None
             if isinstance(frame, np.ndarray) and frame.size > 0 and was is not None and frame.shape[1::-1] != was:

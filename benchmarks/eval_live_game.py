@@ -119,6 +119,16 @@ def main() -> None:
     parser.add_argument(
         "--no-lens", action="store_true", help="without the webcam's lens file: the lens read from the markers"
     )
+    parser.add_argument(
+        "--not-told",
+        action="store_true",
+        help="the tracker is not told which unit is activated (the page and watch do not know it)",
+    )
+    parser.add_argument(
+        "--units-unassigned",
+        action="store_true",
+        help="the players confirm no units: each player's models are one unit, as analyze finds them",
+    )
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
     camera = camera_spec(args.camera) if args.camera else None
@@ -139,6 +149,9 @@ def main() -> None:
     reference = detector.prepare(empty, frame)
     players = {p["id"]: p["color"] for p in scene["players"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}
+    player_of_unit = {u["id"]: u["player"] for u in scene["units"]}
+    # the unit the tracker knows each model (and each unit) by: the players' units, or one per player
+    tracker_unit = {u: (f"{p}-found" if args.units_unassigned else u) for u, p in player_of_unit.items()}
     noise = np.random.default_rng(args.seed + 1)
     print(
         f"{GAME} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
@@ -162,6 +175,7 @@ def main() -> None:
     expected: list[tuple[str, float, tuple[float, float], tuple[float, float]]] = []  # model, length, from, to
     analyse_ms: list[float] = []
     starts_off: list[list[float]] = []  # per activation: how far each model's recorded start is from its true one
+    inferred_counts: dict[str, int] = {}  # settled frames: the unit the frame shows moved, right / none / wrong
     settled_counts = [0, 0, 0]  # model-frames scored at settled frames, of those right, and on their own piece
 
     def on_own_piece(mid: str, x: float, y: float, table: dict[str, tuple[float, float]] | None = None) -> bool:
@@ -191,9 +205,21 @@ def main() -> None:
                 x, y = (near["x"], near["y"]) if seen and near else (m["x"], m["y"])  # else the players place it
                 sigma = near["sigma_in"] if seen and near else 0.0
                 deployed.append({**m, "x": x, "y": y, "sigma_in": sigma})
-            tracker = IdentityTracker.from_scene({**scene, "models": deployed})
+                if args.units_unassigned:
+                    deployed[-1]["unit"] = tracker_unit[m["unit"]]
+            units = [{"id": u, "player": u.removesuffix("-found")} for u in set(tracker_unit.values())]
+            tracker = IdentityTracker.from_scene(
+                {**scene, "models": deployed, **({"units": units} if args.units_unassigned else {})}
+            )
+            tracker.units_confirmed = not args.units_unassigned  # as vision/live/identified.py sets it
             return
-        tracker.update(detections, active_unit=active)
+        if active is not None:  # what the frame itself says moved, against the unit truly activated
+            inferred = next(iter(tracker.moved_units(detections)), None)
+            outcome = "right" if inferred == tracker_unit[active] else "none" if inferred is None else "wrong"
+            inferred_counts[outcome] = inferred_counts.get(outcome, 0) + 1
+            if args.trace and outcome != "right":
+                print(f"  [{active}] the frame shows {inferred or 'no one unit'} moved")
+        tracker.update(detections, active_unit=None if args.not_told or active is None else tracker_unit[active])
         for mid, (x, y) in truth.items():  # right after each update: what the pipeline says once it may speak
             tx, ty = tracker.models[mid].x, tracker.models[mid].y
             settled_counts[0] += 1
@@ -250,7 +276,7 @@ def main() -> None:
         for _ in range(args.still_frames):
             show(noisy(still.image), unit, False)
         # The activation as the rules read it (the scene's history): where each model stood when it began.
-        started = tracker.activations.get(unit, {}).get("from", {}) if tracker is not None else {}
+        started = tracker.activations.get(tracker_unit[unit], {}).get("from", {}) if tracker is not None else {}
         starts_off.append([math.dist(started.get(i, (math.inf, 0.0)), before[i]) for i in ids])
 
     # Each true move against the recorded one of the same model, in order.
@@ -319,6 +345,10 @@ def main() -> None:
         f'worst {max(starts, default=float("nan")):.3f}")'
     )
     print(f"hands over the table: {hand_frames} frames, {false_updates} false updates (target 0)")
+    print(
+        "the unit the settled frame shows moved (the first of tracker.moved_units), against the one activated: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(inferred_counts.items()))
+    )
     print(
         f"analysis per settled frame: median {float(np.median(analyse_ms)):.0f} ms; "
         f"whole run {time.perf_counter() - start_time:.0f} s"

@@ -35,6 +35,7 @@ Image = npt.NDArray[np.uint8]
 # Games whose every miniature acts alone (a Onefinity trooper, a Miniature Skirmish miniature): each base found is
 # a unit of its own until the players assign it, not one unit per player.
 ONE_MODEL_UNITS = ("onefinity", "miniature-skirmish")
+PLAYERS_MODELS = "-found"  # a unit id ending so holds all of one player's models, until the players assign units
 
 
 @dataclass(frozen=True)
@@ -338,7 +339,7 @@ def analyze(
     alone = game in ONE_MODEL_UNITS  # until the players assign units: one a base, else one a player
     for k in range(len(bases)):
         team = teams[k] or "unknown"
-        unit_id = f"{team}-b{k + 1}" if alone else f"{team}-found"
+        unit_id = f"{team}-b{k + 1}" if alone else f"{team}{PLAYERS_MODELS}"
         units.setdefault(
             unit_id,
             {

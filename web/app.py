@@ -193,6 +193,8 @@ def create_app(config: ServerConfig) -> FastAPI:
                     except Exception as error:  # an adapted refiner that will not load: the shipped one goes on
                         config.adapting.reject(session.game_id, f"{wanted}: {error}")
                         feed.use_refiner(None)
+                if hasattr(feed, "take_units"):  # the players' units, for the camera's tracker
+                    feed.take_units(session.scene.to_dict())
                 scene, camera = await asyncio.to_thread(feed.next)
                 note = config.adapting.note_for(session.game_id) if config.adapting is not None else ""
                 if note:  # how the refiner stands, beside the camera's own word

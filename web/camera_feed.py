@@ -79,6 +79,11 @@ class CameraFeed:
         )
         self.refiner_path = refiner_path
 
+    def take_units(self, scene: dict[str, Any]) -> None:
+        """The units the players assigned on the page (their corrected scene): models are matched and their moves
+        recorded by them, so the rules find each unit's last move under its own name."""
+        self.identified.take_units(scene)
+
     def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path | None:
         """The photo and the scene the players confirmed on it: training data for `tablesight adapt`."""
         if self.last_photo is None:

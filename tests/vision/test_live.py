@@ -240,6 +240,81 @@ def test_a_unit_moved_less_than_its_spacing_keeps_every_identity() -> None:
     assert all(mv.length_in == pytest.approx(1.4) for mv in update.moves)
 
 
+def test_not_told_which_unit_moved_the_frame_shows_it_and_every_identity_is_kept() -> None:
+    # The page and `watch` are not told which unit the players activated. The rules move one unit at a time
+    # (Focal Point, Turn Structure: "Players alternate activating one formation at a time"), so the frame
+    # itself says which: unit a's rear model has no piece under it any more. Slid 1.4" along its own row,
+    # a is read as one block, not as its rear model leapfrogging 6" while the rest stand in their mates'
+    # places (the same pieces, all accounted for, but 6" of movement against 4 x 1.4").
+    tracker = IdentityTracker.from_scene(ROW)
+    assert tracker.moved_units(row_dets(1.4)) == ["a"]
+    update = tracker.update(row_dets(1.4))
+    assert not update.desync
+    for m in ROW["models"]:
+        assert tracker.models[m["id"]].x == pytest.approx(m["x"] + (1.4 if m["unit"] == "a" else 0.0))
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
+    assert tracker.activations["a"]["from"]["a1"] == [6.5, 5.0]
+
+
+def test_not_told_a_unit_moved_a_model_at_a_time_keeps_the_models_that_stayed() -> None:
+    # Read a model at a time where that accounts for more: a4 alone moved 3" forward, a1-a3 stood still.
+    tracker = IdentityTracker.from_scene(ROW)
+    dets_ = row_dets(0.0)
+    dets_[3] = {**dets_[3], "y": 2.0}
+    update = tracker.update(dets_)
+    assert [mv.model for mv in update.moves] == ["a4"] and update.moves[0].length_in == pytest.approx(3.0)
+    assert not update.desync
+
+
+def test_not_told_a_model_of_another_unit_missed_this_frame_stays_where_it_was() -> None:
+    # Unit a slides 1.4" while the detector misses b3 this frame. Both units show a model with no piece
+    # under it; a's reading accounts for every piece but b3's, so b is still (the rules move one unit at a
+    # time): b3 is asked about, not dragged along some translation of b's, and b's others keep their places.
+    tracker = IdentityTracker.from_scene(ROW)
+    dets_ = row_dets(1.4, skip=frozenset({"b3"}))
+    for d in dets_:
+        if d["id"] in ("b1", "b2", "b4"):
+            d["x"] = float(d["x"]) + 0.3  # b's pieces measured 0.3" off (a crowd): still b's, within their bases
+    assert tracker.moved_units(dets_) == ["a", "b"]  # a's rear model, and b3
+    update = tracker.update(dets_)
+    assert update.vanished == ("b3",) and not update.unexplained
+    for m in ROW["models"]:
+        assert tracker.models[m["id"]].x == pytest.approx(m["x"] + (1.4 if m["unit"] == "a" else 0.0))
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
+
+
+def test_the_players_units_replace_each_players_placeholder_unit() -> None:
+    # Before the players assign units, all of a player's models are one placeholder unit (vision/analyze.py):
+    # no unit the rules move one at a time, so the frame is not read as one unit's move. Once the page hands
+    # the tracker the players' units, moves are recorded (and judged) under those units' names.
+    from vision.live.identified import IdentifiedScenes
+
+    def analysed(shift_in: float) -> dict[str, object]:
+        return {
+            "format": "tablesight-scene/1",
+            "game": "focal-point",
+            "units": [{"id": "red-found", "player": "red"}, {"id": "blue-found", "player": "blue"}],
+            "models": [
+                {"id": d["id"], "unit": f"{d['player']}-found", "base": "32", "x": d["x"], "y": d["y"]}
+                for d in row_dets(shift_in)
+            ],
+        }
+
+    identified = IdentifiedScenes()
+    identified.identify(analysed(0.0))
+    assert identified.tracker is not None and not identified.tracker.units_confirmed
+    confirmed = analysed(0.0)
+    confirmed["units"] = [{"id": "lancers", "player": "red"}, {"id": "wardens", "player": "blue"}]
+    for m in confirmed["models"]:  # type: ignore[attr-defined]
+        m["unit"] = "lancers" if m["id"].startswith("a") else "wardens"
+    identified.take_units(confirmed)
+    assert identified.tracker.units_confirmed and identified.tracker.models["a1"].unit == "lancers"
+    out, update = identified.identify(analysed(1.4))
+    assert update is not None and sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
+    moves = [h for h in out["history"] if h["event"] == "move"]
+    assert [h["unit"] for h in moves] == ["lancers"] and moves[0]["from"]["a1"] == [6.5, 5.0]
+
+
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
     tracker = IdentityTracker.from_scene(ROW)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +220,76 @@ def test_a_camera_streaming_coarsely_mid_game_is_told_once_and_when_it_is_well_a
     assert "compressed" not in deployed
     assert "coarsely compressed (JPEG step" in coarsened and "raise the stream's quality" in coarsened
     assert "fine again" in mended and "compressed" not in mended
+
+
+RAIDERS_YAML = """
+format: tablesight-roster/1
+game: focal-point
+player: {id: red, name: Red, color: "#a028a0"}
+units:
+  - id: raiders
+    name: Ember Raiders
+    profile: {type: Troop, move: 5, attack: 2, hit: 4, defense: 4, hp: 3, resolve: 3}
+    models: 3
+"""
+
+
+def test_a_move_the_camera_sees_is_judged_under_the_unit_the_players_assigned(tmp_path: Path) -> None:
+    # Issue 7, identity and move history: the players import a roster and lasso the deployment's models into
+    # its unit on the page. The camera's tracker takes their units, so when that unit moves, its move is
+    # recorded under the unit's own name, from where each model stood, and the rules judge it (Focal Point,
+    # Activation: "Move"; the Raiders move 5"). Before, the move went under the placeholder "red-found" unit
+    # and the unit's page said nothing of it.
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    raiders = ("u1m1", "u1m2", "u1m4")  # unit u1, red, 25 mm bases round (8, 7.5)
+    moved = render_table(21, hard="none", models_at={**at, **{k: (at[k][0] - 3.0, at[k][1] + 1.0) for k in raiders}})
+    assigned = threading.Event()
+
+    def frames() -> Iterator[np.ndarray]:
+        yield table.empty
+        while not assigned.is_set():
+            yield table.image
+        while True:
+            yield moved.image
+
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+
+    def feed() -> CameraFeed:
+        source = lambda: IteratorSource(frames())  # noqa: E731
+        return CameraFeed(source, table.layout, "test camera", "focal-point", lens, players, make_detector("auto"))
+
+    config = ServerConfig(str(tmp_path / "cam.sqlite"), tick_s=0.05, feed_factory=feed)
+    with TestClient(create_app(config), client=("127.0.0.1", 1)) as client:
+        view = wait_for(client, lambda v: len(v["models"]) == len(at), "the deployment")
+        found = {m["id"]: (m["x"], m["y"]) for m in view["models"]}
+        ids = [min(found, key=lambda i: math.dist(found[i], at[k])) for k in raiders]
+        assert all(math.dist(found[i], at[k]) < 0.1 for i, k in zip(ids, raiders, strict=True))
+        assert client.post("/api/roster", json={"format": "yaml", "text": RAIDERS_YAML}).status_code == 200
+        assert client.post("/api/assign", json={"unit": "raiders", "models": ids}).status_code == 200
+        assert client.get("/api/units/raiders").json()["last_move"] is None
+        time.sleep(0.3)  # a tick hands the tracker the players' units
+        assigned.set()
+        wait_for(client, lambda v: math.dist(model_at(v, ids[0]), found[ids[0]]) > 2.0, "the raiders' move")
+        unit = client.get("/api/units/raiders").json()
+    move = unit["last_move"]
+    assert move is not None and move["source"] == "camera"
+    for i, k in zip(ids, raiders, strict=True):
+        assert math.dist(move["from"][i], at[k]) < 0.1  # where each model stood when the unit was activated
+    assert move["ruling"]["verdict"] == "yes", move["ruling"]  # 3.2" moved, 5" allowed
+
+
+def wait_for(client: TestClient, done: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+    """The page's view once ``done`` holds of it (the ticker analyses frames in the background)."""
+    for _ in range(300):
+        view = client.get("/api/view").json()
+        if done(view):
+            return view
+        time.sleep(0.1)
+    raise AssertionError(f"{what} never reached the page: {view['camera']}")
+
+
+def model_at(view: dict[str, Any], model_id: str) -> tuple[float, float]:
+    model = next(m for m in view["models"] if m["id"] == model_id)
+    return model["x"], model["y"]

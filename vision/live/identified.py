@@ -13,6 +13,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision.analyze import PLAYERS_MODELS
 from vision.live.tracker import IdentityTracker, TrackUpdate
 
 
@@ -30,6 +31,7 @@ class IdentifiedScenes:
         if self.tracker is None or self.first is None:
             self.first = copy.deepcopy(scene)
             self.tracker = IdentityTracker.from_scene(scene)
+            self.tracker.units_confirmed = units_confirmed(scene)
             return scene, None
         player_of = {u["id"]: u["player"] for u in scene["units"]}
         detections = [
@@ -72,3 +74,23 @@ class IdentifiedScenes:
         if moves:
             out["history"] = out.get("history", []) + moves
         return out, update
+
+    def take_units(self, scene: dict[str, Any]) -> None:
+        """The units, players and bases the players gave the models (the page's corrected scene): the tracker
+        matches and records moves by them from the next frame on, so each unit's moves are the rules' to judge
+        by its own name."""
+        if self.tracker is None:
+            return
+        player_of = {u["id"]: u["player"] for u in scene.get("units", [])}
+        units = {
+            m["id"]: (m["unit"], player_of[m["unit"]], str(m["base"]))
+            for m in scene.get("models", [])
+            if m.get("unit") in player_of
+        }
+        self.tracker.take_units(units, units_confirmed(scene))
+
+
+def units_confirmed(scene: dict[str, Any]) -> bool:
+    """The scene's units are the game's, not each player's models lumped together until the players assign
+    them (vision/analyze.py)."""
+    return not any(str(u["id"]).endswith(PLAYERS_MODELS) for u in scene.get("units", []))

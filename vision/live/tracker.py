@@ -26,6 +26,7 @@ each of its models stood when it began (``activations``).
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,7 @@ GROUP_TOLERANCE_IN = 0.5  # a unit's model lands within this of where the unit's
 GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read this far from there
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
 REACQUIRE_IN = 3.0  # a model lost in its unit's move is picked up again this close to a unit-mate
+MAX_TRIED_UNITS = 3  # units tried as the one that moved, when not told which (each tried twice, on a copy)
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
 # A model not seen after its unit moved is guessed to have moved with it. Its unit-mates are matched to
 # pieces within GROUP_TOLERANCE_IN of the unit's translation, so the guess is taken to be as unsure (1 sigma).
@@ -110,6 +112,9 @@ class IdentityTracker:
     # unit -> its latest activation as the rules read it: {"event": "move", "unit", "from": {model: [x, y]}}
     activations: dict[str, dict[str, Any]] = field(default_factory=dict)
     moving_unit: str | None = None  # the unit that moved last, alone: its activation may go on
+    # The units are the game's (the players assigned them, or each model is one): the rules move one at a
+    # time. False while each player's models are one placeholder unit (vision/analyze.py: PLAYERS_MODELS).
+    units_confirmed: bool = True
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -132,20 +137,52 @@ class IdentityTracker:
     def update(
         self, detections: list[dict[str, Any]], active_unit: str | None = None, hidden: set[str] | None = None
     ) -> TrackUpdate:
-        """``detections``: [{"x", "y", "base", "player"}, optionally "sigma_in"] from the latest settled frame."""
+        """``detections``: [{"x", "y", "base", "player"}, optionally "sigma_in"] from the latest settled frame.
+
+        ``active_unit``: the unit the players activated; None: read from the frame (``moved_units``)."""
         hidden = hidden or set()
+        if active_unit is not None:
+            return self._update(detections, active_unit, hidden, moving_stays=False)
+        if not self.units_confirmed:  # a player's whole army is no unit the rules move one at a time
+            return self._update(detections, None, hidden, moving_stays=True)
+        # Not told which unit moved, nor how: each unit the frame shows moved (a model's piece gone from under
+        # it: the activated unit, or a model the detector missed this frame) is tried, moved as one block (its
+        # models matched together, so one landing where a mate stood is not taken for that mate) or a model at
+        # a time (those still where they stood kept there), and so is any unit moving. Each trial runs on a
+        # copy. The reading taken leaves the fewest models and pieces unaccounted for, and of those moves the
+        # models least (the sum of squared move lengths: a unit slid along its own line 1.4" is not its rear
+        # model leapfrogging 6" while the rest stayed in their mates' places).
+        readings: list[tuple[str | None, bool]] = [
+            (unit, stays) for unit in self.moved_units(detections, hidden)[:MAX_TRIED_UNITS] for stays in (True, False)
+        ]
+        if not readings:
+            return self._update(detections, None, hidden, moving_stays=True)
+        readings.append((None, True))
+        scores = []
+        for k, (unit, stays) in enumerate(readings):
+            trial = copy.deepcopy(self)._update(detections, unit, hidden, stays)
+            moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
+            scores.append((len(trial.vanished) + len(trial.unexplained), round(moved_sq_in2, 3), k))
+        unit, stays = readings[min(scores)[2]]
+        return self._update(detections, unit, hidden, moving_stays=stays)
+
+    def _update(
+        self, detections: list[dict[str, Any]], moving: str | None, hidden: set[str], moving_stays: bool
+    ) -> TrackUpdate:
+        """``moving``: the unit that moves (None: any may); every other model is still where it was.
+        ``moving_stays``: its models within jitter of where they stood are matched there first."""
         matched: dict[str, int] = {}
         used: set[int] = set()
-        held: set[str] = set()  # models the rules keep in place this update (not the activated unit)
+        held: set[str] = set()  # models the rules keep in place this update (not the moving unit)
         # Pieces that stayed put first: cheapest pairs within jitter (the team colour is not needed here).
-        # The activated unit is left to the group match: a short move puts its models near each other's places.
-        # When the rules say which unit moves, every other model is still where it was, so any piece within
-        # its own base of it is that model (bases cannot overlap), however badly the piece was measured.
+        # A unit moved as a block is left to the group match: a short move puts its models near each other's
+        # places. Any other model is still where it was, so any piece within its own base of it is that model
+        # (bases cannot overlap), however badly the piece was measured.
         stay = []
         for m in self.models.values():
-            if m.unit == active_unit:
+            if m.unit == moving and not moving_stays:
                 continue
-            reach = STAY_IN if active_unit is None else max(STAY_IN, min(base_semi_axes_in(m.base)))
+            reach = STAY_IN if m.unit == moving or moving is None else max(STAY_IN, min(base_semi_axes_in(m.base)))
             for j, d in enumerate(detections):
                 dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
                 size = _size_cost(m.base, str(d["base"]))
@@ -155,7 +192,7 @@ class IdentityTracker:
             if mid not in matched and j not in used:
                 matched[mid] = j
                 used.add(j)
-                if active_unit is not None:
+                if moving is not None and self.models[mid].unit != moving:
                     held.add(mid)
         # Then the units that moved, as groups: the activated unit first, or any unit with a model not found.
         uncertain: list[str] = []
@@ -163,10 +200,10 @@ class IdentityTracker:
         guesses: dict[str, dict[str, tuple[float, float]]] = {}  # ...and where their unseen models moved to
         unmatched = [m for m in self.models.values() if m.id not in matched]
         units = sorted(
-            {m.unit for m in unmatched}, key=lambda u: (u != active_unit, -sum(m.unit == u for m in unmatched), u)
+            {m.unit for m in unmatched}, key=lambda u: (u != moving, -sum(m.unit == u for m in unmatched), u)
         )
         for unit in units:
-            if active_unit is not None and unit != active_unit:
+            if moving is not None and unit != moving:
                 continue  # only the activated unit should have moved
             members = [m for m in unmatched if m.unit == unit and m.id not in matched]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
@@ -269,6 +306,45 @@ class IdentityTracker:
         return TrackUpdate(
             tuple(moves), tuple(uncertain), vanished, unexplained, bool(vanished or unexplained), tuple(messages)
         )
+
+    def moved_units(self, detections: list[dict[str, Any]], hidden: set[str] | None = None) -> list[str]:
+        """The units the frame shows moved, the most models moved first: each has a model that no piece of its
+        size stands under any more (bases cannot overlap, so a model still in place has a piece within its own
+        base, however badly it was measured). The rules activate one unit at a time (Focal Point, Turn
+        Structure: "one formation at a time"; Grinding-Annihilation, Move Phase: "select one formation ...
+        After you have finished moving that formation, select another"), and the page and ``watch`` are not
+        told which; a unit with a model the detector missed this frame shows up here too."""
+        hidden = hidden or set()
+        moved: dict[str, int] = {}
+        for m in self.models.values():
+            if m.lost or m.guessed or m.id in hidden:  # where it is was never seen: no evidence either way
+                continue
+            reach = max(STAY_IN, min(base_semi_axes_in(m.base)))
+            if not any(
+                math.hypot(d["x"] - m.x, d["y"] - m.y) <= reach and _size_cost(m.base, str(d["base"])) is not None
+                for d in detections
+            ):
+                moved[m.unit] = moved.get(m.unit, 0) + 1
+        return sorted(moved, key=lambda u: (-moved[u], u))
+
+    def take_units(self, units: dict[str, tuple[str, str, str]], confirmed: bool) -> None:
+        """The players' word on the models: id -> (unit, player, base), as they assigned them on the page.
+        Models are matched and their moves recorded by these units from the next update on; a unit left with
+        no model (a placeholder the players split into their units) is forgotten. ``confirmed``: the units are
+        the game's (``units_confirmed``)."""
+        self.units_confirmed = confirmed
+        changed = False
+        for mid, (unit, player, base) in units.items():
+            m = self.models.get(mid)
+            if m is not None and (m.unit, m.player, m.base) != (unit, player, base):
+                m.unit, m.player, m.base = unit, player, base
+                changed = True
+        if not changed:
+            return
+        held = {m.unit for m in self.models.values()}
+        self.activations = {u: a for u, a in self.activations.items() if u in held}
+        self.last_move = {u: move for u, move in self.last_move.items() if u in held}
+        self.moving_unit = None  # an activation goes on only within one unit as the players name it
 
     def _note_activations(self, moved_from: dict[str, dict[str, tuple[float, float]]]) -> None:
         """The rules judge a move from where each of the unit's models stood when it was activated. A unit

@@ -315,6 +315,25 @@ def test_the_players_units_replace_each_players_placeholder_unit() -> None:
     assert [h["unit"] for h in moves] == ["lancers"] and moves[0]["from"]["a1"] == [6.5, 5.0]
 
 
+def test_a_model_missed_while_its_players_placeholder_unit_moves_is_not_dragged_along() -> None:
+    # Before the players assign units, all red models are one placeholder unit. Unit a (red) moves 4"; c1,
+    # a red model of another real unit 10" away, is missed this frame. It was dragged 4" along with a (the
+    # placeholder's translation) and its "move" recorded; it now stays where it was seen, and is asked about.
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "red-found", "player": "red"}, {"id": "blue-found", "player": "blue"}],
+        "models": [{**m, "unit": "red-found" if m["unit"] == "a" else "blue-found"} for m in ROW["models"]]
+        + [{"id": "c1", "unit": "red-found", "base": "32", "x": 20.0, "y": 15.0}],
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    tracker.units_confirmed = False  # as vision/live/identified.py sets it for analyze's placeholder units
+    update = tracker.update(row_dets(4.0))
+    assert update.vanished == ("c1",)
+    assert (tracker.models["c1"].x, tracker.models["c1"].y) == (20.0, 15.0)
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
+    assert not any(h["model"] == "c1" for h in tracker.history)
+
+
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
     tracker = IdentityTracker.from_scene(ROW)

@@ -208,6 +208,8 @@ class IdentityTracker:
             members = [m for m in unmatched if m.unit == unit and m.id not in matched]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             guesses[unit] = self._match_group(members, detections, matched, used, uncertain)
+            if not self.units_confirmed:  # a player's whole army moves no model it did not see move
+                guesses[unit] = {}
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.

@@ -160,7 +160,8 @@ class IdentityTracker:
         readings.append((None, True))
         scores = []
         for k, (unit, stays) in enumerate(readings):
-            trial = copy.deepcopy(self)._update(detections, unit, hidden, stays)
+            # (the history of the whole game left out of the copy: a trial only adds to it)
+            trial = copy.deepcopy(self, {id(self.history): []})._update(detections, unit, hidden, stays)
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
             scores.append((len(trial.vanished) + len(trial.unexplained), round(moved_sq_in2, 3), k))
         unit, stays = readings[min(scores)[2]]

@@ -120,6 +120,11 @@ def main() -> None:
         "--no-lens", action="store_true", help="without the webcam's lens file: the lens read from the markers"
     )
     parser.add_argument(
+        "--model-at-a-time",
+        action="store_true",
+        help="each unit moved one model at a time, the table still between (else all its models in one go)",
+    )
+    parser.add_argument(
         "--not-told",
         action="store_true",
         help="the tracker is not told which unit is activated (the page and watch do not know it)",
@@ -267,14 +272,22 @@ def main() -> None:
     for _, unit, positions in activations:
         ids = [m for m, u in unit_of.items() if u == unit]
         before = dict(truth)
-        centre = tuple(np.mean([before[i] for i in ids], axis=0))
-        hand = render_table(args.seed, GAME, hard="crowded", models_at=before, lifted=frozenset(ids), hand_at=centre)
-        show(noisy(hand.image), unit, True)
-        truth = {k: positions[k] for k in truth}
-        expected += [(i, math.dist(truth[i], before[i]), before[i], truth[i]) for i in ids]
-        still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
-        for _ in range(args.still_frames):
-            show(noisy(still.image), unit, False)
+        expected += [(i, math.dist(positions[i], before[i]), before[i], positions[i]) for i in ids]
+        if args.model_at_a_time:  # the leading model first, so none is put down where a mate still stands
+            shift = np.mean([np.subtract(positions[i], before[i]) for i in ids], axis=0)
+            steps = [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
+        else:
+            steps = [ids]
+        for step in steps:
+            centre = tuple(np.mean([truth[i] for i in step], axis=0))
+            hand = render_table(
+                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step), hand_at=centre
+            )
+            show(noisy(hand.image), unit, True)
+            truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
+            for _ in range(args.still_frames):
+                show(noisy(still.image), unit, False)
         # The activation as the rules read it (the scene's history): where each model stood when it began.
         started = tracker.activations.get(tracker_unit[unit], {}).get("from", {}) if tracker is not None else {}
         starts_off.append([math.dist(started.get(i, (math.inf, 0.0)), before[i]) for i in ids])

@@ -334,6 +334,33 @@ def test_a_model_missed_while_its_players_placeholder_unit_moves_is_not_dragged_
     assert not any(h["model"] == "c1" for h in tracker.history)
 
 
+def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:
+    # b2 is removed as a casualty (Focal Point, Removing Models: "remove models to represent casualties"). The players are
+    # asked about it once, not at every later frame. Then a2 is moved onto the spot where b2 stood: that piece
+    # is a2's (a2's own spot is empty), not b2 back from the dead with a2 gone missing, as it was read before.
+    tracker = IdentityTracker.from_scene(ROW)
+    dead = frozenset({"b2"})
+    update = tracker.update(row_dets(0.0, skip=dead))
+    assert update.vanished == ("b2",) and any("not seen: b2" in m for m in update.messages)
+    update = tracker.update(row_dets(0.0, skip=dead))
+    assert update.vanished == ("b2",) and not any("not seen" in m for m in update.messages)
+    dets_ = row_dets(0.0, skip=dead)
+    dets_[1] = {**dets_[1], "y": 8.0}  # a2 (8.0, 5.0) -> (8.0, 8.0), where b2 stood
+    update = tracker.update(dets_)
+    assert [mv.model for mv in update.moves] == ["a2"] and update.moves[0].length_in == pytest.approx(3.0)
+    assert update.vanished == ("b2",) and update.returned == () and not update.unexplained
+    assert (tracker.models["a2"].x, tracker.models["a2"].y) == (8.0, 8.0)
+
+
+def test_a_model_picked_up_and_put_back_where_it_stood_keeps_its_id() -> None:
+    # b3 is lifted (to check its base, or under a hand held still) and put back on its spot two frames on.
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(0.0, skip=frozenset({"b3"})))
+    tracker.update(row_dets(0.0, skip=frozenset({"b3"})))
+    update = tracker.update(row_dets(0.0))
+    assert update.returned == ("b3",) and not update.vanished and not update.unexplained and update.moves == ()
+
+
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
     tracker = IdentityTracker.from_scene(ROW)

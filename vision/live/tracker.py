@@ -61,6 +61,9 @@ class Tracked:
     uncertain: bool = False
     lost: bool = False  # not seen when its unit last moved: may turn up again beside its unit
     guessed: bool = False  # x, y: not seen there, but where its unit's moves since it was seen put it
+    # Not seen, with nothing to say where (picked up: a casualty, say). A piece later where it stood is first
+    # some other model's (one moved there), and only then this one's, put back.
+    gone: bool = False
     measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
 
     @property
@@ -95,6 +98,7 @@ class TrackUpdate:
     unexplained: tuple[int, ...]  # detections that match no known model
     desync: bool
     messages: tuple[str, ...]
+    returned: tuple[str, ...] = ()  # models picked up earlier, seen again where they stood
 
 
 @dataclass
@@ -163,7 +167,9 @@ class IdentityTracker:
             # (the history of the whole game left out of the copy: a trial only adds to it)
             trial = copy.deepcopy(self, {id(self.history): []})._update(detections, unit, hidden, stays)
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
-            scores.append((len(trial.vanished) + len(trial.unexplained), round(moved_sq_in2, 3), k))
+            # a model picked up earlier counts as put back only where no model on the table accounts for the piece
+            unaccounted = len(trial.vanished) + len(trial.unexplained) + len(trial.returned)
+            scores.append((unaccounted, round(moved_sq_in2, 3), k))
         unit, stays = readings[min(scores)[2]]
         return self._update(detections, unit, hidden, moving_stays=stays)
 
@@ -181,7 +187,7 @@ class IdentityTracker:
         # (bases cannot overlap), however badly the piece was measured.
         stay = []
         for m in self.models.values():
-            if m.unit == moving and not moving_stays:
+            if (m.unit == moving and not moving_stays) or m.gone:
                 continue
             reach = STAY_IN if m.unit == moving or moving is None else max(STAY_IN, min(base_semi_axes_in(m.base)))
             for j, d in enumerate(detections):
@@ -199,7 +205,7 @@ class IdentityTracker:
         uncertain: list[str] = []
         starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
         guesses: dict[str, dict[str, tuple[float, float]]] = {}  # ...and where their unseen models moved to
-        unmatched = [m for m in self.models.values() if m.id not in matched]
+        unmatched = [m for m in self.models.values() if m.id not in matched and not m.gone]
         units = sorted(
             {m.unit for m in unmatched}, key=lambda u: (u != moving, -sum(m.unit == u for m in unmatched), u)
         )
@@ -214,7 +220,7 @@ class IdentityTracker:
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.
-        lost = [m for m in self.models.values() if m.lost and m.id not in matched]
+        lost = [m for m in self.models.values() if m.lost and not m.gone and m.id not in matched]
         options = []
         for m in lost:
             ex, ey = m.x, m.y  # where it was seen, or where its unit's moves since put it
@@ -239,6 +245,25 @@ class IdentityTracker:
             guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
         for unit, start in starts.items():
             self.last_move[unit] = (start, [])
+        # Models picked up earlier, put back where they stood (or seen again once a hand held still has gone):
+        # the pieces no model on the table accounted for.
+        back = []
+        for m in self.models.values():
+            if m.gone:
+                reach = max(STAY_IN, min(base_semi_axes_in(m.base)))
+                for j, d in enumerate(detections):
+                    dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
+                    size = _size_cost(m.base, str(d["base"]))
+                    if j not in used and dist <= reach and size is not None:
+                        back.append((dist + size, m.id, j))
+        returned = []
+        for _, mid, j in sorted(back):
+            if mid not in matched and j not in used:
+                matched[mid] = j
+                used.add(j)
+                held.add(mid)
+                returned.append(mid)
+                self.models[mid].gone = False
         moves = []
         for mid, j in matched.items():
             m = self.models[mid]
@@ -284,8 +309,11 @@ class IdentityTracker:
         vanished = tuple(sorted(mid for mid in self.models if mid not in matched and mid not in hidden))
         unexplained = tuple(j for j in range(len(detections)) if j not in used)
         messages = []
-        if vanished:
-            messages.append(f"not seen: {', '.join(vanished)} (picked up or hidden?) - confirm or correct")
+        newly = [mid for mid in vanished if not self.models[mid].gone]  # the players are asked once
+        if newly:
+            messages.append(f"not seen: {', '.join(newly)} (picked up or hidden?) - confirm or correct")
+        for mid in vanished:
+            self.models[mid].gone = not self.models[mid].guessed
         if unexplained:
             messages.append(f"{len(unexplained)} piece(s) on the table match no known model - assign or remove them")
         if uncertain:
@@ -307,7 +335,13 @@ class IdentityTracker:
                 self.last_move[move.unit][1].append(entry)
         self._note_activations(moved_from)
         return TrackUpdate(
-            tuple(moves), tuple(uncertain), vanished, unexplained, bool(vanished or unexplained), tuple(messages)
+            tuple(moves),
+            tuple(uncertain),
+            vanished,
+            unexplained,
+            bool(vanished or unexplained),
+            tuple(messages),
+            tuple(sorted(returned)),
         )
 
     def moved_units(self, detections: list[dict[str, Any]], hidden: set[str] | None = None) -> list[str]:
@@ -320,7 +354,7 @@ class IdentityTracker:
         hidden = hidden or set()
         moved: dict[str, int] = {}
         for m in self.models.values():
-            if m.lost or m.guessed or m.id in hidden:  # where it is was never seen: no evidence either way
+            if m.lost or m.guessed or m.gone or m.id in hidden:  # where it is was not seen: no evidence either way
                 continue
             reach = max(STAY_IN, min(base_semi_axes_in(m.base)))
             if not any(

@@ -216,7 +216,8 @@ def main() -> None:
             tracker = IdentityTracker.from_scene(
                 {**scene, "models": deployed, **({"units": units} if args.units_unassigned else {})}
             )
-            tracker.units_confirmed = not args.units_unassigned  # as vision/live/identified.py sets it
+            if args.units_unassigned:  # as vision/live/identified.py sets it
+                tracker.placeholder_units = {u["id"] for u in units}
             return
         if active is not None:  # what the frame itself says moved, against the unit truly activated
             inferred = next(iter(tracker.moved_units(detections)), None)

@@ -302,13 +302,13 @@ def test_the_players_units_replace_each_players_placeholder_unit() -> None:
 
     identified = IdentifiedScenes()
     identified.identify(analysed(0.0))
-    assert identified.tracker is not None and not identified.tracker.units_confirmed
+    assert identified.tracker is not None and identified.tracker.placeholder_units == {"red-found", "blue-found"}
     confirmed = analysed(0.0)
     confirmed["units"] = [{"id": "lancers", "player": "red"}, {"id": "wardens", "player": "blue"}]
     for m in confirmed["models"]:  # type: ignore[attr-defined]
         m["unit"] = "lancers" if m["id"].startswith("a") else "wardens"
     identified.take_units(confirmed)
-    assert identified.tracker.units_confirmed and identified.tracker.models["a1"].unit == "lancers"
+    assert not identified.tracker.placeholder_units and identified.tracker.models["a1"].unit == "lancers"
     out, update = identified.identify(analysed(1.4))
     assert update is not None and sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
     moves = [h for h in out["history"] if h["event"] == "move"]
@@ -326,7 +326,7 @@ def test_a_model_missed_while_its_players_placeholder_unit_moves_is_not_dragged_
         + [{"id": "c1", "unit": "red-found", "base": "32", "x": 20.0, "y": 15.0}],
     }
     tracker = IdentityTracker.from_scene(scene)
-    tracker.units_confirmed = False  # as vision/live/identified.py sets it for analyze's placeholder units
+    tracker.placeholder_units = {"red-found", "blue-found"}  # as vision/live/identified.py sets it
     update = tracker.update(row_dets(4.0))
     assert update.vanished == ("c1",)
     assert (tracker.models["c1"].x, tracker.models["c1"].y) == (20.0, 15.0)
@@ -359,6 +359,41 @@ def test_a_model_picked_up_and_put_back_where_it_stood_keeps_its_id() -> None:
     tracker.update(row_dets(0.0, skip=frozenset({"b3"})))
     update = tracker.update(row_dets(0.0))
     assert update.returned == ("b3",) and not update.vanished and not update.unexplained and update.moves == ()
+
+
+def test_reinforcements_set_up_mid_game_keep_their_new_ids_and_are_tracked() -> None:
+    # Grinding-Annihilation, Move Phase, Reinforcements: "if you have any Reserve Formations ... set them up on
+    # the battlefield". Pieces that turn up after the deployment were numbered new1, new2, ... afresh at each
+    # frame, in the detector's order: a second one set up later took new1 from the first, and a player's
+    # correction naming new1 followed it to the wrong piece. Each now keeps the id it was given, and moves.
+    from vision.live.identified import IdentifiedScenes
+
+    def analysed(pieces: list[tuple[float, float]]) -> dict[str, object]:
+        return {
+            "format": "tablesight-scene/1",
+            "game": "grinding-annihilation",
+            "players": [{"id": "red"}],
+            "units": [{"id": "red-found", "player": "red"}],
+            "models": [
+                {"id": f"b{k + 1}", "unit": "red-found", "base": "32", "x": x, "y": y, "sigma_in": 0.02}
+                for k, (x, y) in enumerate(pieces)
+            ],
+        }
+
+    deployed = [(5.0, 5.0), (6.5, 5.0)]
+    identified = IdentifiedScenes()
+    identified.identify(analysed(deployed))
+    out, update = identified.identify(analysed([*deployed, (20.0, 3.0)]))
+    assert update is not None and any("match no known model" in m for m in update.messages)
+    assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["new1"] == (20.0, 3.0)
+    out, update = identified.identify(analysed([(2.0, 20.0), *deployed, (20.0, 3.0)]))  # a second, listed first
+    at = {m["id"]: (m["x"], m["y"]) for m in out["models"]}
+    assert at["new1"] == (20.0, 3.0) and at["new2"] == (2.0, 20.0)
+    out, update = identified.identify(analysed([(2.0, 20.0), *deployed, (20.0, 3.0)]))
+    assert update is not None and not update.messages  # told once, when they turned up
+    out, update = identified.identify(analysed([(2.0, 20.0), *deployed, (20.0, 7.0)]))  # new1 advances 4"
+    assert update is not None and [(mv.model, round(mv.length_in, 3)) for mv in update.moves] == [("new1", 4.0)]
+    assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["new1"] == (20.0, 7.0)
 
 
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:

@@ -14,24 +14,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vision.analyze import PLAYERS_MODELS
-from vision.live.tracker import IdentityTracker, TrackUpdate
+from vision.live.tracker import IdentityTracker, Tracked, TrackUpdate
 
 
 @dataclass
 class IdentifiedScenes:
     tracker: IdentityTracker | None = None
     first: dict[str, Any] | None = field(default=None, repr=False)  # the deployment: its ids are the game's
+    added: int = 0  # pieces that turned up after the deployment, each kept from then on as new1, new2, ...
 
     def identify(self, scene: dict[str, Any]) -> tuple[dict[str, Any], TrackUpdate | None]:
         """``scene`` (just analysed) with the known ids; None for the update at the first (deployment) scene.
 
-        New pieces get new ids (``new1``, ...). A model not seen after its unit moved is shown where the
+        A piece that turns up (reinforcements set up, a model the tracker lost put down elsewhere) gets the next
+        new id (``new1``, ...) and keeps it: it is tracked from then on, so the players' corrections naming it
+        (assign it to a unit, delete it) stay on it. A model not seen after its unit moved is shown where the
         unit's move put it, with that guess's uncertainty added to its ``sigma_in``; other vanished ones are
         left out (the update's messages ask the players about them)."""
         if self.tracker is None or self.first is None:
             self.first = copy.deepcopy(scene)
             self.tracker = IdentityTracker.from_scene(scene)
-            self.tracker.units_confirmed = units_confirmed(scene)
+            self.tracker.placeholder_units = placeholder_units(scene)
             return scene, None
         player_of = {u["id"]: u["player"] for u in scene["units"]}
         detections = [
@@ -46,6 +49,8 @@ class IdentifiedScenes:
             for m in scene["models"]
         ]
         update = self.tracker.update(detections)
+        for j in update.unexplained:
+            self._adopt(detections[j], scene)
         out = copy.deepcopy(self.first)
         by_id = {m["id"]: m for m in out["models"]}
         models = []
@@ -59,21 +64,34 @@ class IdentifiedScenes:
             if tracked.place_sigma_in or "sigma_in" in model:
                 model["sigma_in"] = round(tracked.place_sigma_in, 5)
             models.append(model)
-        for k, j in enumerate(update.unexplained):
-            raw = dict(detections[j]["raw"])
-            raw["id"] = f"new{k + 1}"
-            if raw["unit"] not in {u["id"] for u in out["units"]}:
-                unit = next(u for u in scene["units"] if u["id"] == raw["unit"])
-                out["units"].append(unit)
-                if unit["player"] not in {p["id"] for p in out["players"]}:
-                    out["players"].append({"id": unit["player"]})
-            models.append(raw)
         out["models"] = models
         # Each unit's latest move, from where its models stood: the rules judge it (move-ok).
         moves = [copy.deepcopy(event) for event in self.tracker.activations.values()]
         if moves:
             out["history"] = out.get("history", []) + moves
         return out, update
+
+    def _adopt(self, detection: dict[str, Any], scene: dict[str, Any]) -> None:
+        """A piece no known model accounts for, kept as a model of the game from now on."""
+        assert self.tracker is not None and self.first is not None
+        self.added += 1
+        model = {**copy.deepcopy(detection["raw"]), "id": f"new{self.added}"}
+        if model["unit"] not in {u["id"] for u in self.first["units"]}:
+            unit = next(u for u in scene["units"] if u["id"] == model["unit"])
+            self.first["units"].append(copy.deepcopy(unit))
+            if unit["player"] not in {p["id"] for p in self.first["players"]}:
+                self.first["players"].append({"id": unit["player"]})
+            self.tracker.placeholder_units |= placeholder_units({"units": [unit]})
+        self.first["models"].append(model)
+        self.tracker.models[model["id"]] = Tracked(
+            model["id"],
+            model["unit"],
+            detection["player"],
+            detection["base"],
+            float(detection["x"]),
+            float(detection["y"]),
+            measured_sigma_in=float(detection.get("sigma_in", 0.0)),
+        )
 
     def take_units(self, scene: dict[str, Any]) -> None:
         """The units, players and bases the players gave the models (the page's corrected scene): the tracker
@@ -87,10 +105,10 @@ class IdentifiedScenes:
             for m in scene.get("models", [])
             if m.get("unit") in player_of
         }
-        self.tracker.take_units(units, units_confirmed(scene))
+        self.tracker.take_units(units, placeholder_units(scene))
 
 
-def units_confirmed(scene: dict[str, Any]) -> bool:
-    """The scene's units are the game's, not each player's models lumped together until the players assign
-    them (vision/analyze.py)."""
-    return not any(str(u["id"]).endswith(PLAYERS_MODELS) for u in scene.get("units", []))
+def placeholder_units(scene: dict[str, Any]) -> set[str]:
+    """The scene's units that are no unit of the game: each player's models lumped together until the players
+    assign them (vision/analyze.py)."""
+    return {str(u["id"]) for u in scene.get("units", []) if str(u["id"]).endswith(PLAYERS_MODELS)}

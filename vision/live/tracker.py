@@ -116,9 +116,9 @@ class IdentityTracker:
     # unit -> its latest activation as the rules read it: {"event": "move", "unit", "from": {model: [x, y]}}
     activations: dict[str, dict[str, Any]] = field(default_factory=dict)
     moving_unit: str | None = None  # the unit that moved last, alone: its activation may go on
-    # The units are the game's (the players assigned them, or each model is one): the rules move one at a
-    # time. False while each player's models are one placeholder unit (vision/analyze.py: PLAYERS_MODELS).
-    units_confirmed: bool = True
+    # Units that are no unit of the game: all of one player's models the players have not assigned yet
+    # (vision/analyze.py: PLAYERS_MODELS). The rules move one unit at a time; such a "unit" is not one.
+    placeholder_units: set[str] = field(default_factory=set)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -147,8 +147,6 @@ class IdentityTracker:
         hidden = hidden or set()
         if active_unit is not None:
             return self._update(detections, active_unit, hidden, moving_stays=False)
-        if not self.units_confirmed:  # a player's whole army is no unit the rules move one at a time
-            return self._update(detections, None, hidden, moving_stays=True)
         # Not told which unit moved, nor how: each unit the frame shows moved (a model's piece gone from under
         # it: the activated unit, or a model the detector missed this frame) is tried, moved as one block (its
         # models matched together, so one landing where a mate stood is not taken for that mate) or a model at
@@ -215,7 +213,7 @@ class IdentityTracker:
             members = [m for m in unmatched if m.unit == unit and m.id not in matched]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             guesses[unit] = self._match_group(members, detections, matched, used, uncertain)
-            if not self.units_confirmed:  # a player's whole army moves no model it did not see move
+            if unit in self.placeholder_units:  # a player's whole army moves no model it did not see move
                 guesses[unit] = {}
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
@@ -356,6 +354,8 @@ class IdentityTracker:
         for m in self.models.values():
             if m.lost or m.guessed or m.gone or m.id in hidden:  # where it is was not seen: no evidence either way
                 continue
+            if m.unit in self.placeholder_units:  # no unit the players activate
+                continue
             reach = max(STAY_IN, min(base_semi_axes_in(m.base)))
             if not any(
                 math.hypot(d["x"] - m.x, d["y"] - m.y) <= reach and _size_cost(m.base, str(d["base"])) is not None
@@ -364,12 +364,12 @@ class IdentityTracker:
                 moved[m.unit] = moved.get(m.unit, 0) + 1
         return sorted(moved, key=lambda u: (-moved[u], u))
 
-    def take_units(self, units: dict[str, tuple[str, str, str]], confirmed: bool) -> None:
+    def take_units(self, units: dict[str, tuple[str, str, str]], placeholders: set[str]) -> None:
         """The players' word on the models: id -> (unit, player, base), as they assigned them on the page.
         Models are matched and their moves recorded by these units from the next update on; a unit left with
-        no model (a placeholder the players split into their units) is forgotten. ``confirmed``: the units are
-        the game's (``units_confirmed``)."""
-        self.units_confirmed = confirmed
+        no model (a placeholder the players split into their units) is forgotten. ``placeholders``: the units
+        still lumping a player's unassigned models (``placeholder_units``)."""
+        self.placeholder_units = set(placeholders)
         changed = False
         for mid, (unit, player, base) in units.items():
             m = self.models.get(mid)

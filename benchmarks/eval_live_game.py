@@ -125,6 +125,11 @@ def main() -> None:
         help="each unit moved one model at a time, the table still between (else all its models in one go)",
     )
     parser.add_argument(
+        "--casualties",
+        action="store_true",
+        help="at the start of rounds 2-4 one model (of the biggest unit) is removed as a casualty",
+    )
+    parser.add_argument(
         "--not-told",
         action="store_true",
         help="the tracker is not told which unit is activated (the page and watch do not know it)",
@@ -270,8 +275,31 @@ def main() -> None:
 
     for _ in range(4):  # deployment: the table still
         show(noisy(first.image), None, False)
-    for _, unit, positions in activations:
-        ids = [m for m, u in unit_of.items() if u == unit]
+    removed: set[str] = set()  # casualties, off the table
+    casualty_round = 1
+    for rnd, unit, positions in activations:
+        if args.casualties and rnd > casualty_round:  # a round begins: one casualty is removed (lifted by a hand)
+            casualty_round = rnd
+            alive = {u: [m for m in truth if unit_of[m] == u] for u in set(unit_of.values())}
+            biggest = max(sorted(alive), key=lambda u: len(alive[u]))
+            dead = sorted(alive[biggest])[-1]
+            hand = render_table(
+                args.seed,
+                GAME,
+                hard="crowded",
+                models_at=truth,
+                lifted=frozenset(removed | {dead}),
+                hand_at=truth[dead],
+            )
+            show(noisy(hand.image), biggest, True)
+            removed.add(dead)
+            del truth[dead]
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            for _ in range(args.still_frames):
+                show(noisy(still.image), biggest, False)
+        ids = [m for m, u in unit_of.items() if u == unit and m not in removed]
+        if not ids:
+            continue
         before = dict(truth)
         expected += [(i, math.dist(positions[i], before[i]), before[i], positions[i]) for i in ids]
         if args.model_at_a_time:  # the leading model first, so none is put down where a mate still stands
@@ -282,11 +310,11 @@ def main() -> None:
         for step in steps:
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
-                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step), hand_at=centre
+                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre
             )
             show(noisy(hand.image), unit, True)
             truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(noisy(still.image), unit, False)
         # The activation as the rules read it (the scene's history): where each model stood when it began.

@@ -290,7 +290,10 @@ class GameSession:
             "objectives": objectives,
             "terrain": terrain,
             "camera": self.camera.to_json(),
-            "problems": self.problems + notes + self.skipped,
+            "problems": self.problems + notes,
+            # corrections naming a piece the camera no longer shows (a casualty, a model lifted): kept, and
+            # applied again when it is back; a note, not a problem
+            "skipped": list(self.skipped),
             "corrections": len(self.corrections),
         }
 

@@ -61,8 +61,8 @@ class Tracked:
     uncertain: bool = False
     lost: bool = False  # not seen when its unit last moved: may turn up again beside its unit
     guessed: bool = False  # x, y: not seen there, but where its unit's moves since it was seen put it
-    # Not seen, with nothing to say where (picked up: a casualty, say). A piece later where it stood is first
-    # some other model's (one moved there), and only then this one's, put back.
+    # Not seen, with nothing to say where (picked up: a casualty, say). It is not matched where it stood before
+    # the models on the table are; a reading that has it seen again counts that against itself (``update``).
     gone: bool = False
     measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
 
@@ -203,7 +203,7 @@ class IdentityTracker:
         uncertain: list[str] = []
         starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
         guesses: dict[str, dict[str, tuple[float, float]]] = {}  # ...and where their unseen models moved to
-        unmatched = [m for m in self.models.values() if m.id not in matched and not m.gone]
+        unmatched = [m for m in self.models.values() if m.id not in matched]
         units = sorted(
             {m.unit for m in unmatched}, key=lambda u: (u != moving, -sum(m.unit == u for m in unmatched), u)
         )
@@ -218,7 +218,7 @@ class IdentityTracker:
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.
-        lost = [m for m in self.models.values() if m.lost and not m.gone and m.id not in matched]
+        lost = [m for m in self.models.values() if m.lost and m.id not in matched]
         options = []
         for m in lost:
             ex, ey = m.x, m.y  # where it was seen, or where its unit's moves since put it
@@ -254,14 +254,14 @@ class IdentityTracker:
                     size = _size_cost(m.base, str(d["base"]))
                     if j not in used and dist <= reach and size is not None:
                         back.append((dist + size, m.id, j))
-        returned = []
         for _, mid, j in sorted(back):
             if mid not in matched and j not in used:
                 matched[mid] = j
                 used.add(j)
                 held.add(mid)
-                returned.append(mid)
-                self.models[mid].gone = False
+        returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
+        for mid in returned:
+            self.models[mid].gone = False
         moves = []
         for mid, j in matched.items():
             m = self.models[mid]
@@ -339,7 +339,7 @@ class IdentityTracker:
             unexplained,
             bool(vanished or unexplained),
             tuple(messages),
-            tuple(sorted(returned)),
+            tuple(returned),
         )
 
     def moved_units(self, detections: list[dict[str, Any]], hidden: set[str] | None = None) -> list[str]:

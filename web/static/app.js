@@ -186,8 +186,10 @@ function render(view) {
   }
   fillUnitSelects(view);
   renderCalibration(view.camera);
-  const problems = view.problems || [];
-  if (problems.length) $("error").textContent = problems.join("\n");
+  // The table's own problems, as of this view (cleared when they are); an action's error stays in #error.
+  $("problems").textContent = (view.problems || []).join("\n");
+  const skipped = view.skipped || [];
+  $("skipped").textContent = skipped.length ? `Corrections waiting for their piece: ${skipped.join("; ")}` : "";
 }
 
 // The selected unit's ranges and sight lines follow the table as it changes.

@@ -350,6 +350,11 @@ def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it
     assert [mv.model for mv in update.moves] == ["a2"] and update.moves[0].length_in == pytest.approx(3.0)
     assert update.vanished == ("b2",) and update.returned == () and not update.unexplained
     assert (tracker.models["a2"].x, tracker.models["a2"].y) == (8.0, 8.0)
+    # Its unit then moves 4": b2 is not taken to have moved with it (no guessed move, no model shown).
+    dets_ = [{**d, "x": float(d["x"]) + 4.0} if d["id"].startswith("b") else d for d in dets_]
+    update = tracker.update(dets_)
+    assert sorted(mv.model for mv in update.moves) == ["b1", "b3", "b4"] and update.vanished == ("b2",)
+    assert not tracker.models["b2"].guessed and not any(h.get("model") == "b2" for h in tracker.history)
 
 
 def test_a_model_picked_up_and_put_back_where_it_stood_keeps_its_id() -> None:

@@ -215,6 +215,8 @@ class IdentityTracker:
             guesses[unit] = self._match_group(members, detections, matched, used, uncertain)
             if unit in self.placeholder_units:  # a player's whole army moves no model it did not see move
                 guesses[unit] = {}
+            # a model picked up before its unit moved (a casualty) did not move with it
+            guesses[unit] = {mid: xy for mid, xy in guesses[unit].items() if not self.models[mid].gone}
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.

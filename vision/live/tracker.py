@@ -4,8 +4,10 @@ New detections are matched to the known models by position. Base size and team
 colour, as the camera reads them, are evidence, not gates: the detector names
 a base's size or rim colour wrongly now and then, so a mismatch costs distance
 instead of forbidding the match (a round base is never matched to an oval of a
-very different size). Pieces that stayed put are matched first; when the rules
-say which unit is activated, every other model keeps any piece within its own
+very different size). Pieces that stayed put are matched first; when the players
+say which unit is activated, or the frame shows it (the rules move one unit at a
+time: ``update`` tries each unit a model has left and keeps the reading that
+accounts for the most), every other model keeps any piece within its own
 base, however badly that piece was measured (bases cannot overlap). The
 activated unit is then matched as a group: the translation most of its models
 agree on (ties go to pieces that agree in size and colour), re-estimated from
@@ -19,7 +21,8 @@ and the history is corrected; seen where the guess put it, the estimated move
 is confirmed. When two models could take the same piece the scene says
 the identity is uncertain instead of guessing; a model that vanished, or a
 piece nobody can account for, is a desync that asks the players for a
-correction. Besides the history of every model's moves (for replaying the
+correction; a model picked up with nothing to say where (a casualty) is asked about once, and a piece later
+where it stood is first a model's that moved there. Besides the history of every model's moves (for replaying the
 game), each unit's latest activation is kept as the rules read a move: where
 each of its models stood when it began (``activations``).
 """

@@ -344,7 +344,7 @@ def main() -> None:
         pending.pop(k)
     if args.trace:
         for h in pending:
-            print(f"  spurious move of {h['model']}: {h['length_in']:.3f}\" from {h['from']} to {h['to']}")
+            print(f'  spurious move of {h["model"]}: {h["length_in"]:.3f}" from {h["from"]} to {h["to"]}')
     print(
         f"identity kept: {identity}/{model_frames} model-frames = {identity / max(model_frames, 1):.2%} "
         f"(target >= 99.5%): the id sits on that model's own piece of the table the pipeline last analysed "

@@ -9,12 +9,17 @@ and reported, never an error.
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 from geometry.shapes import KNOWN_BASES
 from web.rosters import merge_roster, parse_roster, take_units_base
 
 OPS = ("move", "add", "delete", "terrain", "assign", "roster", "base")
+# A model the camera has seen move further than this since a player placed it has left the place they corrected:
+# the correction no longer applies. Closer (the camera's jitter, a nudge, the sample game's drift) it follows the
+# camera's reading, as the same offset.
+MOVED_AWAY_IN = 1.5
 
 
 class CorrectionError(ValueError):
@@ -33,8 +38,14 @@ def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
         model = _find(models, correction["model"])
         if model is None:
             return f"model {correction['model']!r} is not on the table"
-        model["x"], model["y"] = float(correction["x"]), float(correction["y"])
-        model["sigma_in"] = 0.0  # placed by a player: exact as far as the referee knows
+        # Where the camera read the model when the player placed it (corrections stored before it was kept: none).
+        seen_x, seen_y = correction.get("seen_at", (model["x"], model["y"]))
+        dx, dy = float(model["x"]) - float(seen_x), float(model["y"]) - float(seen_y)
+        if math.hypot(dx, dy) > MOVED_AWAY_IN:
+            return None  # moved on since (its unit's move): the camera's reading stands, nothing to report
+        model["x"], model["y"] = float(correction["x"]) + dx, float(correction["y"]) + dy
+        if dx == dy == 0.0:
+            model["sigma_in"] = 0.0  # placed by a player: exact as far as the referee knows
         return None
     if op == "add":
         added = dict(correction["model"])

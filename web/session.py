@@ -412,6 +412,10 @@ class GameSession:
     def correct(self, correction: dict[str, Any]) -> dict[str, Any]:
         """Validate on a copy, then store and apply; a bad correction changes nothing."""
         with self._lock:
+            if correction.get("op") == "move":  # kept with where the camera read it (web/corrections.py)
+                seen = next((m for m in self.base.get("models", []) if m.get("id") == correction.get("model")), None)
+                if seen is not None:
+                    correction = {**correction, "seen_at": [float(seen["x"]), float(seen["y"])]}
             trial, skipped = apply_all(self.base, self.corrections)
             why = apply_one(trial, correction)
             if why is not None:

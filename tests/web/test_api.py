@@ -260,6 +260,30 @@ def test_a_correction_to_a_piece_gone_from_the_frame_is_reported_not_fatal(hand_
     assert not view["skipped"] and next(m for m in view["models"] if m["id"] == "k3")["x"] == 18.0
 
 
+def test_a_model_a_player_placed_follows_the_camera_once_it_moves_on(hand_fed: TestClient) -> None:
+    # A player drags k3 to where it truly stands (the camera read it a little off). The correction is replayed on
+    # every frame; it used to pin k3 there for the rest of the game, so after k3's unit moved 4" the page (and every
+    # ruling: coherency, ranges, the move itself) still had k3 where it stood before. The camera's reading, once it
+    # has k3 more than 1.5" from where it was when the player placed it, stands; nudged less, the player's place
+    # follows it.
+    client = hand_fed
+    session = client.app.state.session  # type: ignore[attr-defined]
+    frame, status = session_feed_frame()
+    k3 = next(m for m in frame["models"] if m["id"] == "k3")
+    x0, y0 = k3["x"], k3["y"]
+    assert client.post("/api/corrections", json={"correction": {"op": "move", "model": "k3", "x": x0 + 0.2, "y": y0}})
+    assert model(client.get("/api/view").json(), "k3")["x"] == pytest.approx(x0 + 0.2)
+    k3["y"] = y0 + 0.3  # the camera reads k3 0.3" on (jitter, a nudge): the player's place moves with it
+    session.set_base(frame, status)
+    shown = model(client.get("/api/view").json(), "k3")
+    assert (shown["x"], shown["y"]) == (pytest.approx(x0 + 0.2), pytest.approx(y0 + 0.3))
+    k3["y"] = y0 + 4.0  # its unit advanced 4": the camera's place
+    session.set_base(frame, status)
+    view = client.get("/api/view").json()
+    assert (model(view, "k3")["x"], model(view, "k3")["y"]) == (pytest.approx(x0), pytest.approx(y0 + 4.0))
+    assert not view["skipped"] and not view["problems"]
+
+
 def test_a_broken_frame_keeps_the_last_good_table(hand_fed: TestClient) -> None:
     client = hand_fed
     session = client.app.state.session  # type: ignore[attr-defined]

@@ -160,6 +160,28 @@ def _message(view: dict[str, Any], frame_at: float | None = None) -> str:
     return json.dumps({"type": "view", "frame_at": frame_at or now, "sent_at": now, "view": view})
 
 
+def read_frame(feed: Feed, session: GameSession, adapting: RefinerAdapting | None = None) -> None:
+    """One tick of the page: the feed's next frame, read with the players' units and refiner, into the session.
+    (Also what benchmarks/eval_page_game.py runs a scripted game through.)"""
+    if adapting is not None and hasattr(feed, "use_refiner"):
+        wanted = adapting.refiner_for(session.game_id)
+        try:
+            feed.use_refiner(wanted)
+        except Exception as error:  # an adapted refiner that will not load: the shipped one goes on
+            adapting.reject(session.game_id, f"{wanted}: {error}")
+            feed.use_refiner(None)
+    if hasattr(feed, "take_units"):  # the players' units, for the camera's tracker
+        feed.take_units(session.scene.to_dict())
+    scene, camera = feed.next()
+    note = adapting.note_for(session.game_id) if adapting is not None else ""
+    if note:  # how the refiner stands, beside the camera's own word
+        camera = dataclasses.replace(camera, message=f"{camera.message}; {note}")
+    if scene is not None:
+        session.set_base(scene, camera)
+    else:
+        session.set_camera(camera)
+
+
 def create_app(config: ServerConfig) -> FastAPI:
     store = GameStore(config.db_path)
     feed = config.feed_factory()
@@ -186,23 +208,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         while True:
             frame_at = time.time()
             try:
-                if config.adapting is not None and hasattr(feed, "use_refiner"):
-                    wanted = config.adapting.refiner_for(session.game_id)
-                    try:
-                        feed.use_refiner(wanted)
-                    except Exception as error:  # an adapted refiner that will not load: the shipped one goes on
-                        config.adapting.reject(session.game_id, f"{wanted}: {error}")
-                        feed.use_refiner(None)
-                if hasattr(feed, "take_units"):  # the players' units, for the camera's tracker
-                    feed.take_units(session.scene.to_dict())
-                scene, camera = await asyncio.to_thread(feed.next)
-                note = config.adapting.note_for(session.game_id) if config.adapting is not None else ""
-                if note:  # how the refiner stands, beside the camera's own word
-                    camera = dataclasses.replace(camera, message=f"{camera.message}; {note}")
-                if scene is not None:
-                    await asyncio.to_thread(session.set_base, scene, camera)
-                else:
-                    session.set_camera(camera)
+                await asyncio.to_thread(read_frame, feed, session, config.adapting)
             except Exception as error:  # a broken frame or feed never stops the server
                 session.problems = [f"feed error: {error}"]
             view = session.view()

@@ -1,0 +1,187 @@
+"""The scripted game of ``eval_live_game.py`` played through the referee page, as players use it.
+
+``eval_live_game.py`` drives the tracker itself: it starts it from the true units and tells it which unit each
+activation moves. The page does neither. Here each frame goes through what the page's ticker runs
+(``web.app.read_frame``: the camera feed, its tracker handed the players' units, the game session with the
+players' corrections), and the players do at the deployment what the page lets them: import each army's roster,
+lasso each unit's models into it, and add a model the camera missed where it stands. Nobody tells the page which
+unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_info``):
+
+- identity: at every frame, each model's id (the one the players gave it at the deployment) sits on that model's
+  own piece of the table the page last analysed;
+- moves: each unit's last move as the page records it (``last_move``: where each model stood when the unit was
+  activated) against the truth, and each model's length moved, start to where the page shows it now;
+- hands: no update while a hand is over the table.
+
+Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time]``. Seeded; a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from eval_live_game import GAME, script
+
+from calibration.lens import LensModel
+from geometry.shapes import base_semi_axes_in
+from vision.analyze import make_detector
+from vision.live.sources import IteratorSource
+from vision.synth.table import render_table
+from web.app import read_frame
+from web.camera_feed import CameraFeed
+from web.corrections import check_roster_correction
+from web.session import GameSession
+from web.store import GameStore
+
+IDENTITY_RADIUS_IN = 0.25  # a model placed by the players at the deployment: this close to its piece
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=45)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--still-frames", type=int, default=4, help="frames of the still table after each move")
+    parser.add_argument("--model-at-a-time", action="store_true", help="each unit moved one model at a time")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    first = render_table(args.seed, GAME, hard="crowded")
+    scene = first.scene
+    activations = script(scene, args.rounds, np.random.default_rng(args.seed))
+    lens = LensModel(first.camera.K, first.camera.dist, first.camera.size)
+    players = {p["id"]: p["color"] for p in scene["players"]}
+    unit_of = {m["id"]: m["unit"] for m in scene["models"]}
+    radius_of = {m["id"]: base_semi_axes_in(m["base"])[1] for m in scene["models"]}
+    noise = np.random.default_rng(args.seed + 1)
+    print(
+        f"{GAME} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
+        f"{len(activations)} activations over {args.rounds} rounds, through the page (not told which unit moves)"
+    )
+
+    shown: list[np.ndarray] = []  # the frame the camera shows now
+
+    def frames() -> Any:
+        while True:
+            yield shown[-1]
+
+    feed = CameraFeed(
+        lambda: IteratorSource(frames()), first.layout, "scripted camera", GAME, lens, players, make_detector("auto")
+    )
+    folder = Path(tempfile.mkdtemp(prefix="page-game-"))
+    session = GameSession(GameStore(folder / "game.sqlite"), feed.empty_scene())
+    truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
+    page_id: dict[str, str] = {}  # true model -> the id the players gave it on the page
+    counts = {"model_frames": 0, "identity": 0, "hand_frames": 0, "false_updates": 0}
+    analysed = dict(truth)  # the table as the page last analysed it
+
+    def show(image: np.ndarray, hand: bool) -> None:
+        nonlocal analysed
+        shown.append(np.clip(image + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
+        del shown[:-1]
+        base_before = json.dumps(session.base.get("models", []), sort_keys=True)
+        read_frame(feed, session)
+        updated = json.dumps(session.base.get("models", []), sort_keys=True) != base_before  # a new analysis
+        if hand:
+            counts["hand_frames"] += 1
+            counts["false_updates"] += updated
+        elif updated:
+            analysed = dict(truth)
+        if page_id:
+            score()
+
+    def score() -> None:
+        at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
+        for mid, pid in page_id.items():
+            counts["model_frames"] += 1
+            if pid not in at:
+                continue
+            x, y = at[pid]
+            nearest = min(analysed, key=lambda k: math.hypot(analysed[k][0] - x, analysed[k][1] - y))
+            on_own = nearest == mid and math.hypot(analysed[mid][0] - x, analysed[mid][1] - y) <= radius_of[mid]
+            counts["identity"] += on_own
+
+    def deploy() -> None:
+        """The players at the deployment: rosters, each unit lassoed, a missed model added where it stands."""
+        for player, colour in players.items():
+            roster = {
+                "format": "tablesight-roster/1",
+                "game": GAME,
+                "player": {"id": player, "color": colour},
+                "units": [{"id": u["id"], "name": u["name"]} for u in scene["units"] if u["player"] == player],
+            }
+            session.correct(check_roster_correction(json.dumps(roster), "json"))
+        found = {m["id"]: (m["x"], m["y"]) for m in session.base["models"]}
+        for m in scene["models"]:
+            near = min(found, key=lambda k: math.dist(found[k], (m["x"], m["y"])), default=None)
+            if near is not None and math.dist(found[near], (m["x"], m["y"])) < IDENTITY_RADIUS_IN:
+                page_id[m["id"]] = near
+                del found[near]
+        for unit in scene["units"]:
+            ids = [page_id[m] for m, u in unit_of.items() if u == unit["id"] and m in page_id]
+            if ids:
+                session.correct({"op": "assign", "unit": unit["id"], "models": ids})
+        missed = [m for m in scene["models"] if m["id"] not in page_id]
+        for m in missed:
+            page_id[m["id"]] = f"p-{m['id']}"
+            model = {"id": page_id[m["id"]], "unit": m["unit"], "base": m["base"], "x": m["x"], "y": m["y"]}
+            session.correct({"op": "add", "model": model})
+        print(f"  deployment: {len(scene['models']) - len(missed)} models found and assigned, {len(missed)} added")
+
+    show(first.empty, False)  # the set-up
+    for _ in range(args.still_frames):
+        show(first.image, False)
+    deploy()
+    errors, starts_off = [], []
+    for _, unit, positions in activations:
+        ids = [m for m, u in unit_of.items() if u == unit]
+        before = dict(truth)
+        if args.model_at_a_time:  # the leading model first, so none is put down where a mate still stands
+            shift = np.mean([np.subtract(positions[i], before[i]) for i in ids], axis=0)
+            steps = [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
+        else:
+            steps = [ids]
+        for step in steps:
+            centre = tuple(np.mean([truth[i] for i in step], axis=0))
+            hand = render_table(
+                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step), hand_at=centre
+            )
+            show(hand.image, True)
+            truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
+            for _ in range(args.still_frames):
+                show(still.image, False)
+        move = session.unit_info(unit).get("last_move") or {}
+        start = move.get("from", {})
+        at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
+        for i in ids:
+            pid = page_id[i]
+            recorded_from = start.get(pid)
+            starts_off.append(math.dist(recorded_from, before[i]) if recorded_from else math.inf)
+            true_length = math.dist(positions[i], before[i])
+            length = math.dist(recorded_from, at[pid]) if recorded_from and pid in at else math.inf
+            errors.append(abs(length - true_length))
+
+    n = max(counts["model_frames"], 1)
+    print(
+        f"identity kept: {counts['identity']}/{counts['model_frames']} model-frames = {counts['identity'] / n:.2%} "
+        f"(target >= 99.5%): the id the players gave sits on that model's own piece of the table last analysed"
+    )
+    finite = [e for e in errors if math.isfinite(e)]
+    print(
+        f"moves (the page's last move of each unit, start to where the model is shown): {sum(e <= 0.05 for e in errors)}"
+        f'/{len(errors)} within 0.05" of the true length; {len(errors) - len(finite)} not recorded; '
+        f'median error {float(np.median(finite)) if finite else float("nan"):.3f}"'
+    )
+    print(f'  starts within 0.05" of where the model stood: {sum(o <= 0.05 for o in starts_off)}/{len(starts_off)}')
+    print(f"hands over the table: {counts['hand_frames']} frames, {counts['false_updates']} false updates (target 0)")
+    print(f"whole run {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -49,6 +49,9 @@ def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
         return None
     if op == "add":
         added = dict(correction["model"])
+        tracked = _find(models, added["id"])  # the camera's tracker took the model over (vision/live/identified.py)
+        if tracked is not None and math.dist((tracked["x"], tracked["y"]), (added["x"], added["y"])) > MOVED_AWAY_IN:
+            return None  # seen moved on since the players placed it: the camera's reading stands
         scene["models"] = [m for m in models if m.get("id") != added["id"]] + [added]
         return None
     if op == "delete":

@@ -401,6 +401,36 @@ def test_reinforcements_set_up_mid_game_keep_their_new_ids_and_are_tracked() -> 
     assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["new1"] == (20.0, 7.0)
 
 
+def test_a_model_the_players_added_is_the_cameras_piece_once_it_sees_one_beside_its_unit() -> None:
+    # The detector missed a3 at the deployment; the players added it on the page (an `add` correction, replayed
+    # on every frame). The tracker never heard of it: when the camera later saw it, after its unit moved, it was
+    # a new piece (new1) while the players' a3 stayed where they had put it. The tracker now takes it over.
+    from vision.live.identified import IdentifiedScenes
+
+    def analysed(shift_in: float, skip: frozenset[str]) -> dict[str, object]:
+        return {
+            "format": "tablesight-scene/1",
+            "game": "focal-point",
+            "players": [{"id": "red"}, {"id": "blue"}],
+            "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
+            "models": [
+                {"id": d["id"], "unit": "a" if d["player"] == "red" else "b", "base": "32", "x": d["x"], "y": d["y"]}
+                for d in row_dets(shift_in, skip=skip)
+            ],
+        }
+
+    identified = IdentifiedScenes()
+    deployment = analysed(0.0, frozenset({"a3"}))
+    identified.identify(deployment)
+    placed = {"id": "a3", "unit": "a", "base": "32", "x": 9.5, "y": 5.0}  # where the players put it
+    identified.take_units({**deployment, "models": [*deployment["models"], placed]})  # type: ignore[list-item]
+    out, update = identified.identify(analysed(0.0, frozenset({"a3"})))  # still not seen: the players' place
+    assert update is not None and not update.messages and "a3" not in {m["id"] for m in out["models"]}
+    out, update = identified.identify(analysed(4.0, frozenset()))  # a moved 4"; the camera sees a3 now
+    assert update is not None and not update.unexplained
+    assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["a3"] == (13.5, 5.0)
+
+
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
     tracker = IdentityTracker.from_scene(ROW)

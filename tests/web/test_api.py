@@ -284,6 +284,22 @@ def test_a_model_a_player_placed_follows_the_camera_once_it_moves_on(hand_fed: T
     assert not view["skipped"] and not view["problems"]
 
 
+def test_a_model_the_players_added_goes_where_the_camera_sees_it_move(hand_fed: TestClient) -> None:
+    # An added model (the camera missed it) is the players' place until the camera's tracker has it more than
+    # 1.5" from there (web/corrections.py); it was pinned where it was added all game.
+    client = hand_fed
+    session = client.app.state.session  # type: ignore[attr-defined]
+    frame, status = session_feed_frame()
+    added = {"id": "x9", "unit": "wardens", "base": "32", "x": 5.0, "y": 5.0}
+    assert client.post("/api/corrections", json={"correction": {"op": "add", "model": added}}).status_code == 200
+    frame["models"].append({**added, "x": 5.1, "sigma_in": 0.03})  # the tracker has it, beside the players' place
+    session.set_base(frame, status)
+    assert model(client.get("/api/view").json(), "x9")["x"] == 5.0
+    frame["models"][-1]["x"] = 9.0  # and seen moved on 4"
+    session.set_base(frame, status)
+    assert model(client.get("/api/view").json(), "x9")["x"] == 9.0
+
+
 def test_a_broken_frame_keeps_the_last_good_table(hand_fed: TestClient) -> None:
     client = hand_fed
     session = client.app.state.session  # type: ignore[attr-defined]

@@ -93,6 +93,24 @@ class IdentifiedScenes:
             measured_sigma_in=float(detection.get("sigma_in", 0.0)),
         )
 
+    def _adopt_placed(self, model: dict[str, Any], player: str) -> None:
+        """A model the players added where the camera saw none (missed at the deployment, say): tracked from now
+        on as one not seen yet, so the camera's piece for it, when it sees one beside its unit-mates, is this
+        model and not a new piece; until then the players' place for it stands."""
+        assert self.tracker is not None and self.first is not None
+        placed = {**copy.deepcopy(model), "sigma_in": 0.0}
+        self.first["models"].append(placed)
+        self.tracker.models[model["id"]] = Tracked(
+            model["id"],
+            model["unit"],
+            player,
+            str(model["base"]),
+            float(model["x"]),
+            float(model["y"]),
+            lost=True,
+            gone=True,
+        )  # gone: not asked about, the players placed it; lost: picked up beside its unit-mates when seen
+
     def take_units(self, scene: dict[str, Any]) -> None:
         """The units, players and bases the players gave the models (the page's corrected scene): the tracker
         matches and records moves by them from the next frame on, so each unit's moves are the rules' to judge
@@ -100,6 +118,9 @@ class IdentifiedScenes:
         if self.tracker is None:
             return
         player_of = {u["id"]: u["player"] for u in scene.get("units", [])}
+        for model in scene.get("models", []):
+            if model["id"] not in self.tracker.models and model.get("unit") in player_of:
+                self._adopt_placed(model, player_of[model["unit"]])
         units = {
             m["id"]: (m["unit"], player_of[m["unit"]], str(m["base"]))
             for m in scene.get("models", [])

@@ -49,6 +49,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--still-frames", type=int, default=4, help="frames of the still table after each move")
     parser.add_argument("--model-at-a-time", action="store_true", help="each unit moved one model at a time")
+    parser.add_argument("--trace", action="store_true", help="at the end, the model-frames each model's id was off")
     args = parser.parse_args()
     started = time.perf_counter()
     first = render_table(args.seed, GAME, hard="crowded")
@@ -79,6 +80,7 @@ def main() -> None:
     page_id: dict[str, str] = {}  # true model -> the id the players gave it on the page
     counts = {"model_frames": 0, "identity": 0, "hand_frames": 0, "false_updates": 0}
     analysed = dict(truth)  # the table as the page last analysed it
+    off: dict[str, int] = {}  # model -> frames its id was off
 
     def show(image: np.ndarray, hand: bool) -> None:
         nonlocal analysed
@@ -105,6 +107,8 @@ def main() -> None:
             nearest = min(analysed, key=lambda k: math.hypot(analysed[k][0] - x, analysed[k][1] - y))
             on_own = nearest == mid and math.hypot(analysed[mid][0] - x, analysed[mid][1] - y) <= radius_of[mid]
             counts["identity"] += on_own
+            if not on_own:
+                off[mid] = off.get(mid, 0) + 1
 
     def deploy() -> None:
         """The players at the deployment: rosters, each unit lassoed, a missed model added where it stands."""
@@ -180,6 +184,9 @@ def main() -> None:
     )
     print(f'  starts within 0.05" of where the model stood: {sum(o <= 0.05 for o in starts_off)}/{len(starts_off)}')
     print(f"hands over the table: {counts['hand_frames']} frames, {counts['false_updates']} false updates (target 0)")
+    if args.trace:
+        added = [m for m, pid in page_id.items() if pid.startswith("p-")]
+        print(f"  ids off, model-frames by model: {dict(sorted(off.items()))}; added by the players: {added}")
     print(f"whole run {time.perf_counter() - started:.0f} s")
 
 

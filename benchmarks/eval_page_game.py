@@ -109,6 +109,11 @@ def main() -> None:
             counts["identity"] += on_own
             if not on_own:
                 off[mid] = off.get(mid, 0) + 1
+                if args.trace and off[mid] == 1:
+                    print(
+                        f"  {mid} (page id {pid}) first off: shown at ({x:.2f}, {y:.2f}), stands at "
+                        f"({analysed[mid][0]:.2f}, {analysed[mid][1]:.2f}); nearest model there {nearest}"
+                    )
 
     def deploy() -> None:
         """The players at the deployment: rosters, each unit lassoed, a missed model added where it stands."""

@@ -426,9 +426,13 @@ def test_a_model_the_players_added_is_the_cameras_piece_once_it_sees_one_beside_
     identified.take_units({**deployment, "models": [*deployment["models"], placed]})  # type: ignore[list-item]
     out, update = identified.identify(analysed(0.0, frozenset({"a3"})))  # still not seen: the players' place
     assert update is not None and not update.messages and "a3" not in {m["id"] for m in out["models"]}
-    out, update = identified.identify(analysed(4.0, frozenset()))  # a moved 4"; the camera sees a3 now
+    out, update = identified.identify(analysed(4.0, frozenset({"a3"})))  # a moved 4"; a3 still not seen
+    a3 = next(m for m in out["models"] if m["id"] == "a3")  # moved with its unit, as sure as that guess
+    assert (a3["x"], a3["y"]) == (13.5, 5.0) and a3["sigma_in"] == pytest.approx(LOST_SIGMA_IN)
+    out, update = identified.identify(analysed(4.0, frozenset()))  # the camera sees a3 there now
     assert update is not None and not update.unexplained
-    assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["a3"] == (13.5, 5.0)
+    a3 = next(m for m in out["models"] if m["id"] == "a3")
+    assert (a3["x"], a3["y"]) == (13.5, 5.0) and a3["sigma_in"] == 0.0
 
 
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:

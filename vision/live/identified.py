@@ -109,6 +109,7 @@ class IdentifiedScenes:
             float(model["y"]),
             lost=True,
             gone=True,
+            placed=True,
         )  # gone: not asked about, the players placed it; lost: picked up beside its unit-mates when seen
 
     def take_units(self, scene: dict[str, Any]) -> None:

@@ -67,6 +67,7 @@ class Tracked:
     # Not seen, with nothing to say where (picked up: a casualty, say). It is not matched where it stood before
     # the models on the table are; a reading that has it seen again counts that against itself (``update``).
     gone: bool = False
+    placed: bool = False  # added by the players where the camera saw none, and not seen since
     measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
 
     @property
@@ -218,8 +219,11 @@ class IdentityTracker:
             guesses[unit] = self._match_group(members, detections, matched, used, uncertain)
             if unit in self.placeholder_units:  # a player's whole army moves no model it did not see move
                 guesses[unit] = {}
-            # a model picked up before its unit moved (a casualty) did not move with it
-            guesses[unit] = {mid: xy for mid, xy in guesses[unit].items() if not self.models[mid].gone}
+            # a model picked up before its unit moved (a casualty) did not move with it; one the players placed
+            # and the camera has not seen yet did
+            guesses[unit] = {
+                mid: xy for mid, xy in guesses[unit].items() if not self.models[mid].gone or self.models[mid].placed
+            }
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.
@@ -284,7 +288,7 @@ class IdentityTracker:
                 sigma = math.hypot(m.place_sigma_in, seen_sigma)
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"])), sigma))
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
-            m.lost = m.guessed = False
+            m.lost = m.guessed = m.placed = False
             m.uncertain = mid in uncertain
         moved_from: dict[str, dict[str, tuple[float, float]]] = {}  # unit -> where its models moved from now
         for move in moves:

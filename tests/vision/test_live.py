@@ -425,7 +425,8 @@ def test_a_model_the_players_added_is_the_cameras_piece_once_it_sees_one_beside_
     placed = {"id": "a3", "unit": "a", "base": "32", "x": 9.5, "y": 5.0}  # where the players put it
     identified.take_units({**deployment, "models": [*deployment["models"], placed]})  # type: ignore[list-item]
     out, update = identified.identify(analysed(0.0, frozenset({"a3"})))  # still not seen: the players' place
-    assert update is not None and not update.messages and "a3" not in {m["id"] for m in out["models"]}
+    assert update is not None and not update.messages
+    assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["a3"] == (9.5, 5.0)
     out, update = identified.identify(analysed(4.0, frozenset({"a3"})))  # a moved 4"; a3 still not seen
     a3 = next(m for m in out["models"] if m["id"] == "a3")  # moved with its unit, as sure as that guess
     assert (a3["x"], a3["y"]) == (13.5, 5.0) and a3["sigma_in"] == pytest.approx(LOST_SIGMA_IN)
@@ -433,6 +434,9 @@ def test_a_model_the_players_added_is_the_cameras_piece_once_it_sees_one_beside_
     assert update is not None and not update.unexplained
     a3 = next(m for m in out["models"] if m["id"] == "a3")
     assert (a3["x"], a3["y"]) == (13.5, 5.0) and a3["sigma_in"] == 0.0
+    out, update = identified.identify(analysed(4.0, frozenset({"a3"})))  # missed again: where it was last seen,
+    a3 = next(m for m in out["models"] if m["id"] == "a3")  # not back where the players first put it
+    assert (a3["x"], a3["y"]) == (13.5, 5.0)
 
 
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:

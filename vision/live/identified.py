@@ -22,6 +22,7 @@ class IdentifiedScenes:
     tracker: IdentityTracker | None = None
     first: dict[str, Any] | None = field(default=None, repr=False)  # the deployment: its ids are the game's
     added: int = 0  # pieces that turned up after the deployment, each kept from then on as new1, new2, ...
+    placed: set[str] = field(default_factory=set)  # models the players added: their word keeps them on the table
 
     def identify(self, scene: dict[str, Any]) -> tuple[dict[str, Any], TrackUpdate | None]:
         """``scene`` (just analysed) with the known ids; None for the update at the first (deployment) scene.
@@ -55,8 +56,9 @@ class IdentifiedScenes:
         by_id = {m["id"]: m for m in out["models"]}
         models = []
         for tracked in self.tracker.models.values():
-            if tracked.id in update.vanished and tracked.sigma_in == 0.0:
+            if tracked.id in update.vanished and tracked.sigma_in == 0.0 and tracked.id not in self.placed:
                 continue  # gone, with nothing to say where: the players are asked
+            # (a model the players added stays where it was last known: their add correction says it is there)
             model = by_id[tracked.id]
             model["x"], model["y"] = tracked.x, tracked.y
             # As sure as the measurement that put it there (a base seen in part less so), and when not seen after
@@ -99,6 +101,7 @@ class IdentifiedScenes:
         model and not a new piece; until then the players' place for it stands."""
         assert self.tracker is not None and self.first is not None
         placed = {**copy.deepcopy(model), "sigma_in": 0.0}
+        self.placed.add(model["id"])
         self.first["models"].append(placed)
         self.tracker.models[model["id"]] = Tracked(
             model["id"],

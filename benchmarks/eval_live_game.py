@@ -99,6 +99,20 @@ def script(scene: dict[str, Any], rounds: int, rng: np.random.Generator) -> list
     return out
 
 
+def move_steps(
+    ids: list[str],
+    before: dict[str, tuple[float, float]],
+    after: dict[str, tuple[float, float]],
+    model_at_a_time: bool,
+) -> list[list[str]]:
+    """The models a hand lifts and puts down at each step of a unit's move: all at once, or one at a time with
+    the leading model first, so none is put down where a mate still stands."""
+    if not model_at_a_time:
+        return [ids]
+    shift = np.mean([np.subtract(after[i], before[i]) for i in ids], axis=0)
+    return [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=4)
@@ -302,12 +316,7 @@ def main() -> None:
             continue
         before = dict(truth)
         expected += [(i, math.dist(positions[i], before[i]), before[i], positions[i]) for i in ids]
-        if args.model_at_a_time:  # the leading model first, so none is put down where a mate still stands
-            shift = np.mean([np.subtract(positions[i], before[i]) for i in ids], axis=0)
-            steps = [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
-        else:
-            steps = [ids]
-        for step in steps:
+        for step in move_steps(ids, before, positions, args.model_at_a_time):
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
                 args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from eval_live_game import GAME, script
+from eval_live_game import GAME, move_steps, script
 
 from calibration.lens import LensModel
 from geometry.shapes import base_semi_axes_in
@@ -150,12 +150,7 @@ def main() -> None:
     for _, unit, positions in activations:
         ids = [m for m, u in unit_of.items() if u == unit]
         before = dict(truth)
-        if args.model_at_a_time:  # the leading model first, so none is put down where a mate still stands
-            shift = np.mean([np.subtract(positions[i], before[i]) for i in ids], axis=0)
-            steps = [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
-        else:
-            steps = [ids]
-        for step in steps:
+        for step in move_steps(ids, before, positions, args.model_at_a_time):
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
                 args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step), hand_at=centre

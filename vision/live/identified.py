@@ -84,36 +84,24 @@ class IdentifiedScenes:
             if unit["player"] not in {p["id"] for p in self.first["players"]}:
                 self.first["players"].append({"id": unit["player"]})
             self.tracker.placeholder_units |= placeholder_units({"units": [unit]})
-        self.first["models"].append(model)
-        self.tracker.models[model["id"]] = Tracked(
-            model["id"],
-            model["unit"],
-            detection["player"],
-            detection["base"],
-            float(detection["x"]),
-            float(detection["y"]),
-            measured_sigma_in=float(detection.get("sigma_in", 0.0)),
-        )
+        self._track(model, detection["player"], measured_sigma_in=float(detection.get("sigma_in", 0.0)))
 
     def _adopt_placed(self, model: dict[str, Any], player: str) -> None:
         """A model the players added where the camera saw none (missed at the deployment, say): tracked from now
         on as one not seen yet, so the camera's piece for it, when it sees one beside its unit-mates, is this
         model and not a new piece; until then the players' place for it stands."""
-        assert self.tracker is not None and self.first is not None
-        placed = {**copy.deepcopy(model), "sigma_in": 0.0}
         self.placed.add(model["id"])
-        self.first["models"].append(placed)
+        # gone: not asked about, the players placed it; lost: picked up beside its unit-mates when seen
+        self._track({**copy.deepcopy(model), "sigma_in": 0.0}, player, lost=True, gone=True, placed=True)
+
+    def _track(self, model: dict[str, Any], player: str, **state: Any) -> None:
+        """``model`` (a scene's dict) one of the game's from now on: in the deployment's scene and tracked."""
+        assert self.tracker is not None and self.first is not None
+        self.first["models"].append(model)
+        x, y = float(model["x"]), float(model["y"])
         self.tracker.models[model["id"]] = Tracked(
-            model["id"],
-            model["unit"],
-            player,
-            str(model["base"]),
-            float(model["x"]),
-            float(model["y"]),
-            lost=True,
-            gone=True,
-            placed=True,
-        )  # gone: not asked about, the players placed it; lost: picked up beside its unit-mates when seen
+            model["id"], model["unit"], player, str(model["base"]), x, y, **state
+        )
 
     def take_units(self, scene: dict[str, Any]) -> None:
         """The units, players and bases the players gave the models (the page's corrected scene): the tracker

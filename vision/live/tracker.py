@@ -191,12 +191,8 @@ class IdentityTracker:
         for m in self.models.values():
             if (m.unit == moving and not moving_stays) or m.gone:
                 continue
-            reach = STAY_IN if m.unit == moving or moving is None else max(STAY_IN, min(base_semi_axes_in(m.base)))
-            for j, d in enumerate(detections):
-                dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
-                size = _size_cost(m.base, str(d["base"]))
-                if dist <= reach and size is not None:
-                    stay.append((dist + size, m.id, j))
+            reach = STAY_IN if m.unit == moving or moving is None else _own_base_in(m)
+            stay += [(cost, m.id, j) for cost, j in _pieces_within(m, detections, reach)]
         for _, mid, j in sorted(stay):
             if mid not in matched and j not in used:
                 matched[mid] = j
@@ -216,13 +212,13 @@ class IdentityTracker:
                 continue  # only the activated unit should have moved
             members = [m for m in unmatched if m.unit == unit and m.id not in matched]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
-            guesses[unit] = self._match_group(members, detections, matched, used, uncertain)
-            if unit in self.placeholder_units:  # a player's whole army moves no model it did not see move
-                guesses[unit] = {}
-            # a model picked up before its unit moved (a casualty) did not move with it; one the players placed
-            # and the camera has not seen yet did
+            guessed = self._match_group(members, detections, matched, used, uncertain)
+            # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
+            # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
-                mid: xy for mid, xy in guesses[unit].items() if not self.models[mid].gone or self.models[mid].placed
+                mid: xy
+                for mid, xy in guessed.items()
+                if unit not in self.placeholder_units and (not self.models[mid].gone or self.models[mid].placed)
             }
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden
@@ -254,15 +250,13 @@ class IdentityTracker:
             self.last_move[unit] = (start, [])
         # Models picked up earlier, put back where they stood (or seen again once a hand held still has gone):
         # the pieces no model on the table accounted for.
-        back = []
-        for m in self.models.values():
-            if m.gone:
-                reach = max(STAY_IN, min(base_semi_axes_in(m.base)))
-                for j, d in enumerate(detections):
-                    dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
-                    size = _size_cost(m.base, str(d["base"]))
-                    if j not in used and dist <= reach and size is not None:
-                        back.append((dist + size, m.id, j))
+        back = [
+            (cost, m.id, j)
+            for m in self.models.values()
+            if m.gone
+            for cost, j in _pieces_within(m, detections, _own_base_in(m))
+            if j not in used
+        ]
         for _, mid, j in sorted(back):
             if mid not in matched and j not in used:
                 matched[mid] = j
@@ -365,11 +359,7 @@ class IdentityTracker:
                 continue
             if m.unit in self.placeholder_units:  # no unit the players activate
                 continue
-            reach = max(STAY_IN, min(base_semi_axes_in(m.base)))
-            if not any(
-                math.hypot(d["x"] - m.x, d["y"] - m.y) <= reach and _size_cost(m.base, str(d["base"])) is not None
-                for d in detections
-            ):
+            if not _pieces_within(m, detections, _own_base_in(m)):
                 moved[m.unit] = moved.get(m.unit, 0) + 1
         return sorted(moved, key=lambda u: (-moved[u], u))
 
@@ -548,6 +538,24 @@ def _group_assignment(
             unsure.add(mid)
         assignment[mid] = j
     return assignment, unsure, (dx, dy)
+
+
+def _own_base_in(m: Tracked) -> float:
+    """How far a piece may be read from a model still in place and be that model: within its own base (bases
+    cannot overlap), and never less than the jitter."""
+    return max(STAY_IN, min(base_semi_axes_in(m.base)))
+
+
+def _pieces_within(m: Tracked, detections: list[dict[str, Any]], reach_in: float) -> list[tuple[float, int]]:
+    """(cost, index) of each detection within ``reach_in`` of where ``m`` is and of a size it could be: the
+    distance plus what its size read differently costs."""
+    out = []
+    for j, d in enumerate(detections):
+        dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
+        size = _size_cost(m.base, str(d["base"]))
+        if dist <= reach_in and size is not None:
+            out.append((dist + size, j))
+    return out
 
 
 def _size_cost(known: str, seen: str) -> float | None:

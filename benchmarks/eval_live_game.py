@@ -28,6 +28,8 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import analyze, make_detector
+from vision.live.deployment import lay_over
+from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.tracker import IdentityTracker
 from vision.synth.table import render_table
@@ -153,6 +155,12 @@ def main() -> None:
         action="store_true",
         help="the players confirm no units: each player's models are one unit, as analyze finds them",
     )
+    parser.add_argument(
+        "--deployment-file",
+        action="store_true",
+        help="as watch --deployment runs it: the players' scene of the deployment (the true one here) laid over the "
+        "first frame analysed (ids, units and bases by place), and no one tells the tracker which unit moves",
+    )
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
     camera = camera_spec(args.camera) if args.camera else None
@@ -189,6 +197,7 @@ def main() -> None:
 
     gate = MotionGate()
     gate.update(empty)
+    identified = IdentifiedScenes()
     tracker: IdentityTracker | None = None
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     model_frames = right = same_piece = identity = guessed = 0
@@ -221,6 +230,13 @@ def main() -> None:
             {"x": m["x"], "y": m["y"], "base": m["base"], "player": owner[m["unit"]], "sigma_in": m["sigma_in"]}
             for m in found
         ]
+        if args.deployment_file and tracker is None:  # as vision/live/watch.py runs it, with the players' deployment
+            laid = lay_over(result.scene, scene)
+            print("  " + "; ".join(laid.notes))
+            identified.identify(laid.scene)
+            identified.take_units({**laid.scene, "models": laid.scene["models"] + laid.not_seen})
+            tracker = identified.tracker
+            return
         if tracker is None:  # deployment: the players confirm which base is which model (truth here)
             deployed = []
             for m in scene["models"]:
@@ -244,7 +260,10 @@ def main() -> None:
             inferred_counts[outcome] = inferred_counts.get(outcome, 0) + 1
             if args.trace and outcome != "right":
                 print(f"  [{active}] the frame shows {inferred or 'no one unit'} moved")
-        tracker.update(detections, active_unit=None if args.not_told or active is None else tracker_unit[active])
+        if args.deployment_file:
+            identified.identify(result.scene)  # a piece no model accounts for is kept as new1, ... as in watch
+        else:
+            tracker.update(detections, active_unit=None if args.not_told or active is None else tracker_unit[active])
         for mid, (x, y) in truth.items():  # right after each update: what the pipeline says once it may speak
             tx, ty = tracker.models[mid].x, tracker.models[mid].y
             settled_counts[0] += 1

@@ -719,6 +719,7 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.analyze import make_detector
     from vision.hex_mat import parse_hex_mat
+    from vision.live.deployment import load_deployment
     from vision.live.sources import is_live, open_source
     from vision.live.watch import watch
 
@@ -728,6 +729,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     players = _players_for(args)
     lens = _lens_for(args)
     detector = make_detector("auto", args.model, args.refiner)
+    # a bad file fails here, clearly, before the camera is opened for the game
+    deployment = load_deployment(args.deployment, args.game) if args.deployment else None
     events = watch(
         lambda: open_source(args.source, size_px),
         _layout_for(args),
@@ -741,6 +744,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         give_up_after_stale=None if live else 5,
         stale_wait_s=0.25 if live else 0.0,
         settle_set_up=live,  # a recording's first frame is its set-up
+        deployment=deployment,
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -1278,6 +1282,12 @@ def build_parser() -> argparse.ArgumentParser:
     wt.add_argument("--game", default="focal-point", choices=GAMES)
     wt.add_argument("--players", default=None, help="confirmed team colours: red=#d33,blue=#36c")
     wt.add_argument("--max-frames", type=int, default=None)
+    wt.add_argument(
+        "--deployment",
+        default=None,
+        help="the players' units: a scene file with each model's unit (the page's game export, or analyze --json's "
+        "scene with the units filled in), laid over the first frame read; without it each player's models are one lump",
+    )
     wt.add_argument(
         "--camera-size",
         default="1920x1080",

@@ -880,3 +880,52 @@ def test_watch_says_when_the_camera_streams_coarsely_mid_game(tmp_path: object) 
     assert len(told) == 1 and "raise the stream's quality" in told[0], said
     assert said.index(told[0]) >= 1  # not with the set-up
     assert [round(e.payload["length_in"], 1) for e in events if e.kind == "move"] == [2.0]  # the move still read
+
+
+def test_watch_given_the_players_deployment_names_each_move_by_its_model_and_unit(tmp_path: Path) -> None:
+    # watch has no page to lasso units on: each player's models were one lump ("red-found"), its rulings asked
+    # whether that lump was in coherency, and a unit's move was printed as b4, b8, b9 of red-found. The
+    # deployment file (the players' scene) names them: a unit's move is the rules' to judge by that unit (Focal
+    # Point, Turn Structure: "Players alternate activating one formation at a time"), and coherency is judged per
+    # unit (Focal Point, Coherency).
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    table = render_table(21, hard="none")
+    truth = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    moved = {mid: ((x - 3.0, y) if mid.startswith("u1m") else (x, y)) for mid, (x, y) in truth.items()}
+    after = render_table(21, hard="none", models_at=moved)  # unit u1 moved 3" left, the rest where they stood
+    cv2.imwrite(str(tmp_path / "000.png"), table.empty)
+    for k in range(1, 9):
+        cv2.imwrite(str(tmp_path / f"{k:03d}.png"), (table if k < 5 else after).image)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+
+    def moves(deployment: dict[str, Any] | None) -> tuple[list[Any], list[dict[str, Any]]]:
+        events = list(
+            watch(
+                lambda: FolderSource(tmp_path),
+                table.layout,
+                "focal-point",
+                lens,
+                players,
+                None,
+                5,
+                deployment=deployment,
+            )
+        )
+        return events, [e.payload for e in events if e.kind == "move"]
+
+    events, told = moves(table.scene)
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    assert "deployment: 9 of the file's 9 models found on the table, with their units" in said
+    assert sorted((m["model"], m["unit"]) for m in told) == [("u1m1", "u1"), ("u1m2", "u1"), ("u1m4", "u1")]
+    assert all(m["length_in"] == pytest.approx(3.0, abs=0.1) for m in told)
+    judged = {e.payload["question"] for e in events if e.kind == "ruling"}
+    assert {"Is Unit 1 in coherency?", "Is Unit 2 in coherency?"} <= judged
+    # Without it: the same moves, of the camera's ids in a player's lump.
+    events, lumped = moves(None)
+    assert {m["unit"] for m in lumped} == {"red-found"} and len(lumped) == 3
+    assert not {m["model"] for m in lumped} & set(truth)

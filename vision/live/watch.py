@@ -21,6 +21,7 @@ from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
+from vision.live.deployment import lay_over
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
@@ -61,6 +62,7 @@ def watch(
     stale_wait_s: float = 0.0,
     sleep: Callable[[float], None] = time.sleep,
     settle_set_up: bool = False,
+    deployment: dict[str, Any] | None = None,
 ) -> Iterator[Event]:
     """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
     make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``).
@@ -68,7 +70,9 @@ def watch(
     ``give_up_after_stale``: stale reads in a row after which the source is taken to have ended (a folder or a
     video; None: never, a camera); ``stale_wait_s``: the pause after each, so a camera that drops out is
     waited for through the source's back-off instead of given up on within a millisecond. ``settle_set_up``: a
-    live camera's set-up waits for the table to be still (``StillTable``); a recording's first frame is its set-up."""
+    live camera's set-up waits for the table to be still (``StillTable``); a recording's first frame is its set-up.
+    ``deployment``: the players' units (``vision/live/deployment.py: load_deployment``), laid over the first
+    frame analysed; None: each player's models are one lump, and which of them moved is not read."""
     from rules.profiles import profile_for
     from rules.table_facts import coherency_rulings, engagement_rulings
     from tablesight.scene import Scene, SceneError
@@ -154,7 +158,7 @@ def watch(
             decision = gate.update(status.frame)
             if decision.state != "settled":
                 continue
-            deployment = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
+            deploying = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
             try:
                 result = analyze(
                     status.frame,
@@ -167,14 +171,14 @@ def watch(
                     None,
                     reference,
                     detector,
-                    deployment,
+                    deploying,
                     hex_mat,
                     find_hex_mat=False,  # found once, at set-up
                 )
             except Exception as error:  # noqa: BLE001 - the last scene stays; the next settled frame is read
                 yield from said_once(_unreadable("analysis", error))
                 continue
-            if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
+            if deploying:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
                 for message in to_confirm(result.scene):
                     yield Event("status", {"message": message, "stale": False})
                 camera_said = camera_faults(result.scene["measurement"])
@@ -186,7 +190,15 @@ def watch(
             if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
                 yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
                 last_covered = covered
-            found, update = identified.identify(result.scene)
+            if deployment is not None and identified.tracker is None:  # the players' units on the first frame
+                laid = lay_over(result.scene, deployment)
+                for note in laid.notes:
+                    yield Event("status", {"message": note, "stale": False})
+                found, update = identified.identify(laid.scene)
+                found = {**found, "models": found["models"] + laid.not_seen}
+                identified.take_units(found)  # the models not found are tracked as ones the players placed
+            else:
+                found, update = identified.identify(result.scene)
             if update is not None and identified.tracker is not None:
                 for entry in identified.tracker.history:
                     if entry.get("event") == "move" and id(entry) not in printed:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -918,13 +919,25 @@ def test_watch_given_the_players_deployment_names_each_move_by_its_model_and_uni
         )
         return events, [e.payload for e in events if e.kind == "move"]
 
-    events, told = moves(table.scene)
+    deployed = copy.deepcopy(table.scene)  # the players' scene, with each unit's profile from their roster
+    for unit in deployed["units"]:
+        unit["profile"] = {"type": "Toll", "move": 5 if unit["id"] == "u1" else 6, "hp": 2, "defense": 4}
+        unit["state"] = {"hp": 2}
+    events, told = moves(deployed)
     said = [e.payload["message"] for e in events if e.kind == "status"]
     assert "deployment: 9 of the file's 9 models found on the table, with their units" in said
     assert sorted((m["model"], m["unit"]) for m in told) == [("u1m1", "u1"), ("u1m2", "u1"), ("u1m4", "u1")]
     assert all(m["length_in"] == pytest.approx(3.0, abs=0.1) for m in told)
-    judged = {e.payload["question"] for e in events if e.kind == "ruling"}
-    assert {"Is Unit 1 in coherency?", "Is Unit 2 in coherency?"} <= judged
+    rulings = [e.payload for e in events if e.kind == "ruling"]
+    assert {"Is Unit 1 in coherency?", "Is Unit 2 in coherency?"} <= {r["question"] for r in rulings}
+    # The move is judged as it is recorded, from where each model stood: 3" of Unit 1's 5" (Focal Point,
+    # Activation: "Move the entire formation up to Move stat in inches (maintain coherency)").
+    judged = [r for r in rulings if r["question"].startswith("Was the move")]
+    assert [(r["question"], r["verdict"]) for r in judged] == [("Was the move of Unit 1 legal?", "yes")]
+    deployed["units"][0]["profile"]["move"] = 2  # a unit with a 2" move that went 3"
+    events, _ = moves(deployed)
+    judged = [e.payload for e in events if e.kind == "ruling" and e.payload["question"].startswith("Was the move")]
+    assert [r["verdict"] for r in judged] == ["no"] and any('2"' in reason for reason in judged[0]["reasons"])
     # Without it: the same moves, of the camera's ids in a player's lump.
     events, lumped = moves(None)
     assert {m["unit"] for m in lumped} == {"red-found"} and len(lumped) == 3

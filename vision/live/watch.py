@@ -16,7 +16,7 @@ from typing import Any
 from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.monitor import CalibrationMonitor
-from vision.analyze import Detector, analyze, make_detector, to_confirm
+from vision.analyze import PLAYERS_MODELS, Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
@@ -73,14 +73,38 @@ def watch(
     live camera's set-up waits for the table to be still (``StillTable``); a recording's first frame is its set-up.
     ``deployment``: the players' units (``vision/live/deployment.py: load_deployment``), laid over the first
     frame analysed; None: each player's models are one lump, and which of them moved is not read."""
+    from rules.common import QuestionError
     from rules.profiles import profile_for
-    from rules.table_facts import coherency_rulings, engagement_rulings
+    from rules.systems import SYSTEMS
+    from rules.table_facts import UnknownThingError, coherency_rulings, engagement_rulings
     from tablesight.scene import Scene, SceneError
 
     def geometry_rulings(scene: Scene) -> list[Any]:
         # Until the players assign units and rosters, the referee judges what geometry alone decides.
         profile = profile_for(scene.game)
         return coherency_rulings(scene, profile) + engagement_rulings(scene, profile)
+
+    system = SYSTEMS[game]() if game in SYSTEMS else None
+    not_judged: set[str] = set()  # units whose moves the rules cannot judge (no move in their profile): said once
+
+    def judge_moves(scene: Scene, units: list[str]) -> Iterator[Event]:
+        """The rules' word on each unit's move (move-ok), from where its models stood when it was activated; a
+        player's lump of unassigned models is no unit the rules move (``--deployment`` names the units)."""
+        if system is None or "move-ok" not in system.questions:
+            return
+        for unit_id in units:
+            if unit_id.endswith(PLAYERS_MODELS):
+                continue
+            try:
+                ruling = system.move_ok(scene, unit_id)
+            except (QuestionError, UnknownThingError, KeyError, ValueError) as error:
+                if unit_id not in not_judged:
+                    not_judged.add(unit_id)
+                    yield Event(
+                        "status", {"message": f"{unit_id}'s moves are recorded, not judged: {error}", "stale": False}
+                    )
+                continue
+            yield Event("ruling", ruling.to_json())
 
     source = ResilientSource(opener)
     still = StillTable() if settle_set_up else None
@@ -199,10 +223,12 @@ def watch(
                 identified.take_units(found)  # the models not found are tracked as ones the players placed
             else:
                 found, update = identified.identify(result.scene)
+            moved_now: list[str] = []  # units with a move printed at this frame
             if update is not None and identified.tracker is not None:
                 for entry in identified.tracker.history:
                     if entry.get("event") == "move" and id(entry) not in printed:
                         printed[id(entry)] = entry
+                        moved_now += [entry["unit"]] if entry["unit"] not in moved_now else []
                         yield Event("move", {k: v for k, v in entry.items() if k != "event"})
                 desync = "; ".join(update.messages)
                 if desync != last_desync:
@@ -222,6 +248,7 @@ def watch(
                 if last.get(ruling.question) != ruling.verdict.value:
                     yield Event("ruling", ruling.to_json())
             last = now
+            yield from judge_moves(scene, moved_now)
     finally:
         source.close()  # a camera's grabbing thread stops, and the camera is let go
 

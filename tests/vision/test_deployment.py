@@ -89,9 +89,27 @@ def test_a_deployed_model_the_camera_missed_is_placed_and_a_piece_on_no_model_st
 
 def test_a_piece_beyond_a_models_own_base_is_not_that_model() -> None:
     # A 25 mm base's centre 0.6" from where the file has it is off its base (radius 0.49"): another piece.
-    laid = lay_over(found(("b1", "red", "25", 8.6, 5.0)), DEPLOYED)
-    assert {m["id"] for m in laid.scene["models"]} == {"b1"}
-    assert [m["id"] for m in laid.not_seen] == ["sgt", "r1", "r2", "w1"]
+    pieces = [("b1", "red", "32", 5.0, 5.0), ("b2", "red", "25", 6.5, 5.0), ("b3", "red", "25", 8.6, 5.0)]
+    laid = lay_over(found(*pieces, ("b4", "blue", "32", 15.0, 15.0)), DEPLOYED)
+    assert {m["id"]: m["unit"] for m in laid.scene["models"]} == {
+        "sgt": "raiders",
+        "r1": "raiders",
+        "b3": "red-found",
+        "w1": "wardens",
+    }
+    assert [m["id"] for m in laid.not_seen] == ["r2"]
+
+
+def test_a_file_of_another_deployment_is_not_used_and_says_so() -> None:
+    # Saved at another game (or later in this one): most of its models stand where the camera found no piece.
+    # Laid over anyway, it would put those models on the table where nothing stands.
+    seen = found(("b1", "red", "32", 5.0, 5.0), ("b2", "red", "25", 12.0, 9.0), ("b3", "blue", "32", 3.0, 20.0))
+    laid = lay_over(seen, DEPLOYED)
+    assert laid.scene == seen and laid.not_seen == []
+    assert laid.notes == [
+        "deployment: only 1 of the file's 4 models stand where the camera found a piece: the file is not this "
+        "deployment's, and is not used (each player's models stay one lump)"
+    ]
 
 
 def test_the_pages_game_export_is_read_for_its_current_scene(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ unit filled in. Each of its models is matched to the piece the camera found unde
 overlap, so a piece within a model's own base is that model); the model keeps the file's id, unit and base
 and the camera's place. A model in the file that the camera missed is placed where the file has it, as the
 page does with a model the players add; a piece no model of the file stands on stays in its player's lump.
+A file most of whose models stand where the camera found nothing is another deployment's, and is not used.
 """
 
 from __future__ import annotations
@@ -94,6 +95,15 @@ def lay_over(found: dict[str, Any], deployment: dict[str, Any]) -> Deployed:
     held = {u["player"] for u in scene["units"]}
     scene["players"] = [copy.deepcopy(p) for pid, p in players.items() if pid in held]
     not_seen = [{**copy.deepcopy(m), "sigma_in": 0.0} for m in deployment["models"] if m["id"] not in taken]
+    if len(taken) * 2 < len(by_id):  # a file saved at another deployment (another game, or later in this one)
+        return Deployed(
+            copy.deepcopy(found),
+            [],
+            [
+                f"deployment: only {len(taken)} of the file's {len(by_id)} models stand where the camera found a "
+                "piece: the file is not this deployment's, and is not used (each player's models stay one lump)"
+            ],
+        )
     notes = [f"deployment: {len(taken)} of the file's {len(by_id)} models found on the table, with their units"]
     if not_seen:
         ids = ", ".join(m["id"] for m in not_seen)

@@ -335,6 +335,41 @@ def test_a_model_missed_while_its_players_placeholder_unit_moves_is_not_dragged_
     assert not any(h["model"] == "c1" for h in tracker.history)
 
 
+@pytest.mark.parametrize("a4_at_x", [11.0, 14.0])  # a in coherency (a 2" chain), and a4 3" adrift of its mates
+def test_a_players_unassigned_models_that_move_together_keep_their_ids(a4_at_x: float) -> None:
+    # No units assigned (watch without --deployment): all red models are one lump, so no unit can be read as the
+    # one that moved. Unit a slides 1.4" along its own row (bases 1.5" apart): matched model by model, each took
+    # the place its neighbour had left and the front model "moved" 5.9" (a swapped id per model). The models
+    # that moved together are now tried as one unit (the rules move one unit at a time: Focal Point, Turn
+    # Structure), also when the unit has drifted out of coherency and is no one chain.
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "red-found", "player": "red"}, {"id": "blue-found", "player": "blue"}],
+        "models": [
+            {
+                **m,
+                "unit": "red-found" if m["unit"] == "a" else "blue-found",
+                "x": a4_at_x if m["id"] == "a4" else m["x"],
+            }
+            for m in ROW["models"]
+        ]
+        + [{"id": "c1", "unit": "red-found", "base": "32", "x": 20.0, "y": 15.0}],  # another red unit, still
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    tracker.placeholder_units = {"red-found", "blue-found"}  # as vision/live/identified.py sets it
+    before = {m.id: (m.x, m.y) for m in tracker.models.values()}
+    moved = [{**d, "x": d["x"] + (a4_at_x - 11.0 if d["id"] == "a4" else 0.0)} for d in row_dets(1.4)] + [
+        {"x": 20.0, "y": 15.0, "base": "32", "player": "red"}
+    ]
+    update = tracker.update(moved)
+    assert not update.desync
+    assert {mv.model: round(mv.length_in, 3) for mv in update.moves} == {"a1": 1.4, "a2": 1.4, "a3": 1.4, "a4": 1.4}
+    for mid, (x, y) in before.items():
+        assert (tracker.models[mid].x, tracker.models[mid].y) == pytest.approx(
+            (x + 1.4 if mid.startswith("a") else x, y)
+        ), mid
+
+
 def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:
     # b2 is removed as a casualty (Focal Point, Removing Models: "remove models to represent casualties"). The players are
     # asked about it once, not at every later frame. Then a2 is moved onto the spot where b2 stood: that piece

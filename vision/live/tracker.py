@@ -47,6 +47,10 @@ GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
 REACQUIRE_IN = 3.0  # a model lost in its unit's move is picked up again this close to a unit-mate
 MAX_TRIED_UNITS = 3  # units tried as the one that moved, when not told which (each tried twice, on a copy)
+# A player's models not yet assigned to units (one lump): those within this of each other, edge to edge, are tried
+# as one unit that moved (every game's coherency is 2": Focal Point, Coherency; Grinding-Annihilation, Formation
+# Cohesion)
+BLOCK_GAP_IN = 2.0
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
 # A model not seen after its unit moved is guessed to have moved with it. Its unit-mates are matched to
 # pieces within GROUP_TOLERANCE_IN of the unit's translation, so the guess is taken to be as unsure (1 sigma).
@@ -158,28 +162,44 @@ class IdentityTracker:
         # copy. The reading taken leaves the fewest models and pieces unaccounted for, and of those moves the
         # models least (the sum of squared move lengths: a unit slid along its own line 1.4" is not its rear
         # model leapfrogging 6" while the rest stayed in their mates' places).
-        readings: list[tuple[str | None, bool]] = [
-            (unit, stays) for unit in self.moved_units(detections, hidden)[:MAX_TRIED_UNITS] for stays in (True, False)
+        # A player's models not assigned to units yet are no unit to read: the models that moved together among
+        # them (``moved_blocks``) are tried as one instead.
+        movers: list[tuple[str, frozenset[str] | None]] = [
+            (unit, None) for unit in self.moved_units(detections, hidden)[:MAX_TRIED_UNITS]
+        ]
+        movers += self.moved_blocks(detections, hidden)[:MAX_TRIED_UNITS]
+        readings: list[tuple[str | None, frozenset[str] | None, bool]] = [
+            (unit, block, stays) for unit, block in movers for stays in (True, False)
         ]
         if not readings:
             return self._update(detections, None, hidden, moving_stays=True)
-        readings.append((None, True))
+        readings.append((None, None, True))
         scores = []
-        for k, (unit, stays) in enumerate(readings):
+        for k, (unit, block, stays) in enumerate(readings):
             # (the history of the whole game left out of the copy: a trial only adds to it)
-            trial = copy.deepcopy(self, {id(self.history): []})._update(detections, unit, hidden, stays)
+            trial = copy.deepcopy(self, {id(self.history): []})._update(detections, unit, hidden, stays, block)
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
             # a model picked up earlier counts as put back only where no model on the table accounts for the piece
             unaccounted = len(trial.vanished) + len(trial.unexplained) + len(trial.returned)
             scores.append((unaccounted, round(moved_sq_in2, 3), k))
-        unit, stays = readings[min(scores)[2]]
-        return self._update(detections, unit, hidden, moving_stays=stays)
+        unit, block, stays = readings[min(scores)[2]]
+        return self._update(detections, unit, hidden, stays, block)
 
     def _update(
-        self, detections: list[dict[str, Any]], moving: str | None, hidden: set[str], moving_stays: bool
+        self,
+        detections: list[dict[str, Any]],
+        moving: str | None,
+        hidden: set[str],
+        moving_stays: bool,
+        block: frozenset[str] | None = None,
     ) -> TrackUpdate:
         """``moving``: the unit that moves (None: any may); every other model is still where it was.
-        ``moving_stays``: its models within jitter of where they stood are matched there first."""
+        ``moving_stays``: its models within jitter of where they stood are matched there first. ``block``: the
+        models of ``moving`` that move (a player's lump: ``moved_blocks``); None: all of them."""
+
+        def moves_now(m: Tracked) -> bool:
+            return m.unit == moving and (block is None or m.id in block)
+
         matched: dict[str, int] = {}
         used: set[int] = set()
         held: set[str] = set()  # models the rules keep in place this update (not the moving unit)
@@ -189,15 +209,15 @@ class IdentityTracker:
         # (bases cannot overlap), however badly the piece was measured.
         stay = []
         for m in self.models.values():
-            if (m.unit == moving and not moving_stays) or m.gone:
+            if (moves_now(m) and not moving_stays) or m.gone:
                 continue
-            reach = STAY_IN if m.unit == moving or moving is None else _own_base_in(m)
+            reach = STAY_IN if moves_now(m) or moving is None else _own_base_in(m)
             stay += [(cost, m.id, j) for cost, j in _pieces_within(m, detections, reach)]
         for _, mid, j in sorted(stay):
             if mid not in matched and j not in used:
                 matched[mid] = j
                 used.add(j)
-                if moving is not None and self.models[mid].unit != moving:
+                if moving is not None and not moves_now(self.models[mid]):
                     held.add(mid)
         # Then the units that moved, as groups: the activated unit first, or any unit with a model not found.
         uncertain: list[str] = []
@@ -210,7 +230,9 @@ class IdentityTracker:
         for unit in units:
             if moving is not None and unit != moving:
                 continue  # only the activated unit should have moved
-            members = [m for m in unmatched if m.unit == unit and m.id not in matched]
+            members = [
+                m for m in unmatched if m.unit == unit and m.id not in matched and (block is None or moves_now(m))
+            ]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             guessed = self._match_group(members, detections, matched, used, uncertain)
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
@@ -362,6 +384,49 @@ class IdentityTracker:
             if not _pieces_within(m, detections, _own_base_in(m)):
                 moved[m.unit] = moved.get(m.unit, 0) + 1
         return sorted(moved, key=lambda u: (-moved[u], u))
+
+    def moved_blocks(
+        self, detections: list[dict[str, Any]], hidden: set[str] | None = None
+    ) -> list[tuple[str, frozenset[str]]]:
+        """In each player's lump of models not assigned to units yet (``placeholder_units``), the models that may
+        have moved as one unit: each group of them within ``BLOCK_GAP_IN`` of one another (edge to edge, a chain
+        as coherency is) that holds a model no piece stands under any more, the most such models first. Moved as
+        one, a unit sliding along its own line keeps its ids; matched model by model, each model took the place
+        its neighbour had left (the trials in ``update`` weigh the block against that)."""
+        hidden = hidden or set()
+        seen = [
+            m
+            for m in self.models.values()
+            if m.unit in self.placeholder_units and not (m.lost or m.guessed or m.gone or m.id in hidden)
+        ]
+        left = {m.id for m in seen if not _pieces_within(m, detections, _own_base_in(m))}
+        if not left:
+            return []
+        group = {m.id: m.id for m in seen}  # union-find: each model's group
+
+        def root(mid: str) -> str:
+            while group[mid] != mid:
+                group[mid] = group[group[mid]]
+                mid = group[mid]
+            return mid
+
+        for k, a in enumerate(seen):
+            for b in seen[k + 1 :]:
+                gap_in = math.hypot(a.x - b.x, a.y - b.y) - _radius_in(a) - _radius_in(b)
+                if a.unit == b.unit and gap_in <= BLOCK_GAP_IN:
+                    group[root(a.id)] = root(b.id)
+        blocks: dict[str, set[str]] = {}
+        for m in seen:
+            blocks.setdefault(root(m.id), set()).add(m.id)
+        moved = [ids for ids in blocks.values() if ids & left]
+        unit_of = {m.id: m.unit for m in seen}
+        # A unit out of coherency (or spread wider than the chain) moved: all of its lump's groups that moved, as one.
+        for lump in sorted({unit_of[mid] for mid in left}):
+            parts = [ids for ids in moved if unit_of[next(iter(ids))] == lump]
+            if len(parts) > 1:
+                moved.append(set().union(*parts))
+        ranked = sorted(moved, key=lambda ids: (-len(ids & left), len(ids), sorted(ids)))
+        return [(unit_of[next(iter(ids))], frozenset(ids)) for ids in ranked]
 
     def take_units(self, units: dict[str, tuple[str, str, str]], placeholders: set[str]) -> None:
         """The players' word on the models: id -> (unit, player, base), as they assigned them on the page.
@@ -538,6 +603,11 @@ def _group_assignment(
             unsure.add(mid)
         assignment[mid] = j
     return assignment, unsure, (dx, dy)
+
+
+def _radius_in(m: Tracked) -> float:
+    """The mean of the base's semi-axes: near enough for how far apart two bases stand."""
+    return sum(base_semi_axes_in(m.base)) / 2
 
 
 def _own_base_in(m: Tracked) -> float:

@@ -8,7 +8,9 @@ very different size). Pieces that stayed put are matched first; when the players
 say which unit is activated, or the frame shows it (the rules move one unit at a
 time: ``update`` tries each unit a model has left and keeps the reading that
 accounts for the most), every other model keeps any piece within its own
-base, however badly that piece was measured (bases cannot overlap). The
+base, however badly that piece was measured (bases cannot overlap). A player's
+models not yet assigned to units (one lump) have no unit to read: the models
+among them that moved together (``moved_blocks``) are tried as one instead. The
 activated unit is then matched as a group: the translation most of its models
 agree on (ties go to pieces that agree in size and colour), re-estimated from
 all the models it places, and each model takes the free piece nearest where

@@ -72,7 +72,8 @@ def watch(
     waited for through the source's back-off instead of given up on within a millisecond. ``settle_set_up``: a
     live camera's set-up waits for the table to be still (``StillTable``); a recording's first frame is its set-up.
     ``deployment``: the players' units (``vision/live/deployment.py: load_deployment``), laid over the first
-    frame analysed; None: each player's models are one lump, and which of them moved is not read."""
+    frame analysed; None: each player's models are one lump, named by the camera's ids (the models of a lump
+    that moved together are matched as one unit: ``IdentityTracker.moved_blocks``), and no move is judged."""
     from rules.common import QuestionError
     from rules.profiles import profile_for
     from rules.systems import SYSTEMS

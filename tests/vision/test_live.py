@@ -13,7 +13,7 @@ import pytest
 
 from vision.live.motion import MotionGate
 from vision.live.sources import FolderSource, IteratorSource, ResilientSource, looks_like_a_frame, open_source
-from vision.live.tracker import LOST_SIGMA_IN, IdentityTracker
+from vision.live.tracker import LOST_SIGMA_IN, IdentityTracker, Tracked
 
 FRAME = (np.random.default_rng(0).integers(0, 255, (120, 160, 3))).astype(np.uint8)
 
@@ -390,6 +390,28 @@ def test_a_players_unassigned_models_that_move_together_keep_their_ids(a4_at_x: 
         assert (tracker.models[mid].x, tracker.models[mid].y) == pytest.approx(
             (x + 1.4 if mid.startswith("a") else x, y)
         ), mid
+
+
+def test_a_model_not_seen_moves_with_its_unit_only_when_the_unit_moved_as_one() -> None:
+    # a5 was added by the players where the camera sees nothing (a blind corner). Players move a unit a model at a
+    # time: a4 first, 3" on, while a1-a3 stand where they stood. a5 was guessed to have moved 3" with a4 and shown
+    # there, 0.5" unsure, while it stood in its corner: every later frame had it wrong. Mates seen still where
+    # they stood say the unit moves a model at a time, and a5 stays; moved all at once, a5 goes with them.
+    def tracker_with_a5() -> IdentityTracker:
+        tracker = IdentityTracker.from_scene(ROW)
+        tracker.models["a5"] = Tracked("a5", "a", "red", "32", 5.0, 3.0, lost=True, gone=True, placed=True)
+        return tracker
+
+    one_model = [{**d, "x": d["x"] + (3.0 if d["id"] == "a4" else 0.0)} for d in row_dets(0.0)]
+    tracker = tracker_with_a5()
+    update = tracker.update(one_model)
+    assert [(mv.model, round(mv.length_in, 3)) for mv in update.moves] == [("a4", 3.0)]
+    assert (tracker.models["a5"].x, tracker.models["a5"].y) == (5.0, 3.0)
+    assert not any(h["model"] == "a5" for h in tracker.history)
+    tracker = tracker_with_a5()
+    tracker.update(row_dets(3.0))  # the whole unit 3" on
+    assert (tracker.models["a5"].x, tracker.models["a5"].y) == pytest.approx((8.0, 3.0))
+    assert [h["model"] for h in tracker.history if h.get("estimated")] == ["a5"]
 
 
 def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:

@@ -221,6 +221,9 @@ class IdentityTracker:
                 used.add(j)
                 if moving is not None and not moves_now(self.models[mid]):
                     held.add(mid)
+        # Units with a model seen still where it stood (within jitter) while others of it moved: moved a model at a
+        # time, so a model of theirs not seen did not move with the rest either.
+        stayed = {self.models[mid].unit for mid in matched if mid not in held}
         # Then the units that moved, as groups: the activated unit first, or any unit with a model not found.
         uncertain: list[str] = []
         starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
@@ -242,7 +245,9 @@ class IdentityTracker:
             guesses[unit] = {
                 mid: xy
                 for mid, xy in guessed.items()
-                if unit not in self.placeholder_units and (not self.models[mid].gone or self.models[mid].placed)
+                if unit not in self.placeholder_units
+                and unit not in stayed
+                and (not self.models[mid].gone or self.models[mid].placed)
             }
             for m in members:
                 m.lost = m.id not in matched and m.id not in hidden

@@ -28,7 +28,7 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import analyze, make_detector
-from vision.live.deployment import lay_over
+from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.tracker import IdentityTracker
@@ -231,10 +231,8 @@ def main() -> None:
             for m in found
         ]
         if args.deployment_file and tracker is None:  # as vision/live/watch.py runs it, with the players' deployment
-            laid = lay_over(result.scene, scene)
-            print("  " + "; ".join(laid.notes))
-            identified.identify(laid.scene)
-            identified.take_units({**laid.scene, "models": laid.scene["models"] + laid.not_seen})
+            _, notes = deploy(identified, result.scene, scene)
+            print("  " + "; ".join(notes))
             tracker = identified.tracker
             return
         if tracker is None:  # deployment: the players confirm which base is which model (truth here)

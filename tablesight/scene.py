@@ -141,24 +141,11 @@ class Scene:
     # ---- loading and saving -------------------------------------------------
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Scene:
-        source = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SceneError(source, [("", "no such file")]) from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise SceneError(source, [("", f"cannot read the file ({error})")]) from None
-        return cls.loads(text, source)
+        return cls.from_dict(read_json(path), str(path))
 
     @classmethod
     def loads(cls, text: str, source: str = "<scene>") -> Scene:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise SceneError(
-                source, [("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]
-            ) from None
-        return cls.from_dict(data, source)
+        return cls.from_dict(_parse_json(text, source), source)
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "<scene>") -> Scene:
@@ -390,3 +377,24 @@ def _build(data: dict[str, Any], source: str) -> Scene:
         sigma_in=default_sigma,
         _raw=data,
     )
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON in the file at ``path``; a file that is missing, unreadable or not JSON is a SceneError naming it."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(source, [("", "no such file")]) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SceneError(source, [("", f"cannot read the file ({error})")]) from None
+    return _parse_json(text, source)
+
+
+def _parse_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SceneError(
+            source, [("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]
+        ) from None

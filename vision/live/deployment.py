@@ -13,15 +13,15 @@ A file most of whose models stand where the camera found nothing is another depl
 from __future__ import annotations
 
 import copy
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from geometry.shapes import base_semi_axes_in
-from tablesight.scene import Scene, SceneError
+from tablesight.scene import Scene, SceneError, read_json
 from vision.analyze import PLAYERS_MODELS
+from vision.live.identified import IdentifiedScenes
 
 GAME_EXPORT = "tablesight-game/1"  # the page's /api/export.json: the scene is its current_scene
 
@@ -37,14 +37,7 @@ def load_deployment(path: str | Path, game: str) -> dict[str, Any]:
     """The scene in ``path`` (a scene file, or the page's game export), checked: a scene of ``game`` that
     assigns models to units of the game. Errors name the file and what is wrong."""
     source = str(path)
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SceneError(source, [("", "no such file")]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SceneError(source, [("", f"cannot read the file ({error})")]) from None
-    except json.JSONDecodeError as error:
-        raise SceneError(source, [("", f"not valid JSON: {error.msg} at line {error.lineno}")]) from None
+    data = read_json(path)
     if isinstance(data, dict) and data.get("format") == GAME_EXPORT:
         data = data.get("current_scene")
         source = f"{source} (current_scene)"
@@ -111,3 +104,16 @@ def lay_over(found: dict[str, Any], deployment: dict[str, Any]) -> Deployed:
     if unnamed:
         notes.append(f"deployment: pieces on no model of the file, left in their player's models: {', '.join(unnamed)}")
     return Deployed(scene, not_seen, notes)
+
+
+def deploy(
+    identified: IdentifiedScenes, found: dict[str, Any], deployment: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The game's first scene: ``found`` (the first frame analysed) with the players' ``deployment`` laid over it
+    and taken as the deployment by ``identified``; the file's models the camera missed are tracked as ones the
+    players placed. Returns the scene and what the players are told."""
+    laid = lay_over(found, deployment)
+    first, _ = identified.identify(laid.scene)
+    scene = {**first, "models": first["models"] + laid.not_seen}
+    identified.take_units(scene)
+    return scene, laid.notes

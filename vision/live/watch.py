@@ -21,7 +21,7 @@ from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
-from vision.live.deployment import lay_over
+from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
@@ -215,13 +215,11 @@ def watch(
             if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
                 yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
                 last_covered = covered
-            if deployment is not None and identified.tracker is None:  # the players' units on the first frame
-                laid = lay_over(result.scene, deployment)
-                for note in laid.notes:
+            if deployment is not None and deploying:  # the players' units on the first frame
+                found, notes = deploy(identified, result.scene, deployment)
+                update = None
+                for note in notes:
                     yield Event("status", {"message": note, "stale": False})
-                found, update = identified.identify(laid.scene)
-                found = {**found, "models": found["models"] + laid.not_seen}
-                identified.take_units(found)  # the models not found are tracked as ones the players placed
             else:
                 found, update = identified.identify(result.scene)
             moved_now: list[str] = []  # units with a move printed at this frame

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -188,6 +189,8 @@ def main() -> None:
         added = [m for m, pid in page_id.items() if pid.startswith("p-")]
         print(f"  ids off, model-frames by model: {dict(sorted(off.items()))}; added by the players: {added}")
     print(f"whole run {time.perf_counter() - started:.0f} s")
+    session.store.close()
+    shutil.rmtree(folder)  # the run's game file is of no use after it; /tmp is shared with CI's clones
 
 
 if __name__ == "__main__":

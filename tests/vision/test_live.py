@@ -414,6 +414,38 @@ def test_a_model_not_seen_moves_with_its_unit_only_when_the_unit_moved_as_one() 
     assert [h["model"] for h in tracker.history if h.get("estimated")] == ["a5"]
 
 
+def test_an_unseen_model_coming_out_of_a_blind_corner_is_the_one_its_units_shift_puts_there() -> None:
+    # a5 and a6, alike, were added by the players in a corner the camera never sees. The unit is moved a model at a
+    # time, 4" to the left (Grinding-Annihilation, Move Phase: each model of the formation moves in turn): a1-a4
+    # first, then a6, then a5. The piece a6 is put down on could be either of the two unseen models' by the photo;
+    # it was given to whichever came first in the roster (a5), and the two swapped for the rest of the game. The
+    # shift a1-a4 made this activation puts a6 there and a5 1.5" off: a6 takes it, still reported uncertain.
+    tracker = IdentityTracker.from_scene(ROW)
+    for mid, x in (("a5", 5.0), ("a6", 6.5)):
+        tracker.models[mid] = Tracked(mid, "a", "red", "32", x, 3.0, lost=True, gone=True, placed=True)
+    shift_in = -4.0
+    at = {m["id"]: (float(m["x"]), float(m["y"])) for m in ROW["models"]}
+
+    def frame(seen: dict[str, tuple[float, float]]) -> list[dict[str, object]]:
+        return [
+            {"x": x, "y": y, "base": "32", "player": "red" if mid.startswith("a") else "blue"}
+            for mid, (x, y) in seen.items()
+        ]
+
+    for mid in ("a1", "a2", "a3", "a4"):
+        at[mid] = (at[mid][0] + shift_in, at[mid][1])
+        update = tracker.update(frame(at))
+        assert [mv.model for mv in update.moves] == [mid]
+    at["a6"] = (6.5 + shift_in, 3.0)
+    update = tracker.update(frame(at))
+    assert (tracker.models["a6"].x, tracker.models["a6"].y) == pytest.approx(at["a6"])
+    assert "a6" in update.uncertain  # which of the two it is, the photo cannot tell
+    at["a5"] = (5.0 + shift_in, 3.0)
+    tracker.update(frame(at))
+    assert (tracker.models["a5"].x, tracker.models["a5"].y) == pytest.approx(at["a5"])
+    assert tracker.activations["a"]["from"]["a5"] == [5.0, 3.0] and tracker.activations["a"]["from"]["a6"] == [6.5, 3.0]
+
+
 def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:
     # b2 is removed as a casualty (Focal Point, Removing Models: "remove models to represent casualties"). The players are
     # asked about it once, not at every later frame. Then a2 is moved onto the spot where b2 stood: that piece

@@ -239,7 +239,8 @@ class IdentityTracker:
                 m for m in unmatched if m.unit == unit and m.id not in matched and (block is None or moves_now(m))
             ]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
-            guessed = self._match_group(members, detections, matched, used, uncertain)
+            shift = self._activation_shift(unit)
+            guessed = self._match_group(members, detections, matched, used, uncertain, shift)
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
@@ -255,12 +256,17 @@ class IdentityTracker:
         lost = [m for m in self.models.values() if m.lost and m.id not in matched]
         options = []
         for m in lost:
-            ex, ey = m.x, m.y  # where it was seen, or where its unit's moves since put it
+            # Where it was seen, or where its unit's moves since put it; and, left behind by a unit moving a model
+            # at a time, where the shift its unit-mates made this activation puts it.
+            expected = [(m.x, m.y)]
+            shift = self._activation_shift(m.unit)
+            if shift is not None and not m.guessed:
+                expected.append((m.x + shift[0], m.y + shift[1]))
             mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
             for j, d in enumerate(detections):
                 beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
                 if j not in used and beside <= REACQUIRE_IN and _size_cost(m.base, str(d["base"])) is not None:
-                    options.append((_cost(m, d, ex, ey), m.id, j))
+                    options.append((min(_cost(m, d, ex, ey) for ex, ey in expected), m.id, j))
         options.sort()
         reacquired: set[str] = set()
         for cost, mid, j in options:
@@ -471,6 +477,25 @@ class IdentityTracker:
         if moved_from:
             self.moving_unit = next(iter(moved_from)) if len(moved_from) == 1 else None
 
+    def _activation_shift(self, unit: str) -> tuple[float, float] | None:
+        """The shift the models of ``unit`` seen moving so far in its activation made (the median), when the unit
+        is moving over several updates (a model at a time); None otherwise. Players move a unit keeping its
+        formation, near enough, so a model of it whose piece cannot be told from a unit-mate's by the photo
+        (two alike models out of sight, say) is more likely the one this shift puts there."""
+        if unit != self.moving_unit or unit not in self.activations:
+            return None
+        start = self.activations[unit]["from"]
+        shifts = [
+            (m.x - start[m.id][0], m.y - start[m.id][1])
+            for m in self.models.values()
+            if m.unit == unit and m.id in start and not (m.lost or m.guessed or m.gone)
+        ]
+        moved = [s for s in shifts if math.hypot(*s) > STAY_IN]
+        if not moved:
+            return None
+        dx, dy = np.median(np.array(moved), axis=0)
+        return float(dx), float(dy)
+
     def _rematch_last_move(
         self,
         unit: str,
@@ -534,11 +559,13 @@ class IdentityTracker:
         matched: dict[str, int],
         used: set[int],
         uncertain: list[str],
+        shift: tuple[float, float] | None = None,
     ) -> dict[str, tuple[float, float]]:
-        """Match the models of one unit that moved to the free pieces. Returns where the unit's translation
-        puts each model left without one (none when no model was seen: no translation to go by)."""
+        """Match the models of one unit that moved to the free pieces (``shift``: what its unit-mates moved so far
+        this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
+        without one (none when no model was seen: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
-        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free)
+        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift)
         guesses = {}
         for m in members:
             if m.id in assignment:
@@ -552,14 +579,17 @@ class IdentityTracker:
 
 
 def _group_assignment(
-    members: list[Tracked], detections: list[dict[str, Any]], free: list[int]
+    members: list[Tracked],
+    detections: list[dict[str, Any]],
+    free: list[int],
+    prior_shift: tuple[float, float] | None = None,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
     """The models of one unit that moved, matched to pieces among ``free``: the translation most of them
     agree on (ties go to the one whose pieces also agree in size and colour), then each model to the
     piece nearest where it puts it. Returns {model: piece}, the models whose piece could be another's,
-    and the translation."""
+    and the translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
     hypotheses = [
-        (detections[j]["x"] - m.x, detections[j]["y"] - m.y)
+        (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(m.lost or m.guessed or m.gone or m.placed))
         for m in members
         for j in free
         if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
@@ -567,7 +597,9 @@ def _group_assignment(
     ]
     if not hypotheses:
         return {}, set(), (0.0, 0.0)
-    shifts = np.array(hypotheses)  # (H, 2)
+    shifts = np.array(hypotheses)[:, :2]  # (H, 2)
+    # a translation made by a model whose leaving the camera did not see (not seen where it stood)
+    unseen_leaving = np.array(hypotheses)[:, 2]
     at = np.array([[m.x, m.y] for m in members])  # (M, 2)
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
@@ -578,6 +610,17 @@ def _group_assignment(
     placed = reachable.any(axis=2).sum(axis=1)
     residual = np.where(np.isfinite(cost), cost, 0.0).sum(axis=1)
     best = int(np.lexsort((residual, -placed))[0])  # most models placed, then the cheapest fit
+    # Translations that fit as well cannot be told apart by the pieces (one piece, two alike models that could
+    # have made it): the one made by a model seen to leave its place, then the one nearest the shift its
+    # unit-mates made this activation, is the better guess. It is still reported unsure below.
+    tied = np.flatnonzero((placed == placed[best]) & (residual - residual[best] < AMBIGUOUS_IN))
+    if len(tied) > 1:
+        off_prior = (
+            np.hypot(shifts[tied, 0] - prior_shift[0], shifts[tied, 1] - prior_shift[1])
+            if prior_shift is not None
+            else np.zeros(len(tied))
+        )
+        best = int(tied[np.lexsort((residual[tied], off_prior, unseen_leaving[tied]))[0]])
     dx, dy = (float(v) for v in shifts[best])
     # Another translation that places as many models as well (one model seen of two alike, say):
     # which model is which cannot be told, and the scene says so.

@@ -57,8 +57,20 @@ def legal(
     return True
 
 
-def script(scene: dict[str, Any], rounds: int, rng: np.random.Generator) -> list[tuple[int, str, dict[str, Any]]]:
-    """(round, unit, positions after its move) for every activation, with legal moves only."""
+def apart(moved: dict[str, tuple[float, float]], radius: dict[str, float]) -> bool:
+    """No two of a unit's models put down on each other (moved by one shift, they keep their spacing)."""
+    ids = list(moved)
+    return all(
+        math.dist(moved[a], moved[b]) >= radius[a] + radius[b] + 0.08 for k, a in enumerate(ids) for b in ids[k + 1 :]
+    )
+
+
+def script(
+    scene: dict[str, Any], rounds: int, rng: np.random.Generator, jitter_in: float = 0.0
+) -> list[tuple[int, str, dict[str, Any]]]:
+    """(round, unit, positions after its move) for every activation, with legal moves only. Each unit's models
+    move by one shift; ``jitter_in``: each is also put down this far off it (1 sigma, each axis), as players do
+    not move every model exactly alike (0: the random stream of the runs before the option)."""
     pos = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     radius = {m["id"]: base_semi_axes_in(m["base"])[0] for m in scene["models"]}
     members = {u["id"]: [m["id"] for m in scene["models"] if m["unit"] == u["id"]] for u in scene["units"]}
@@ -90,8 +102,9 @@ def script(scene: dict[str, Any], rounds: int, rng: np.random.Generator) -> list
                     key=lambda v: math.hypot(cx + v[0] - target[0], cy + v[1] - target[1]),
                 )
             for dx, dy in candidates:
-                moved = {i: (round(pos[i][0] + dx, 4), round(pos[i][1] + dy, 4)) for i in ids}
-                if legal(moved, others, radius, table):
+                off = {i: rng.normal(0.0, jitter_in, 2) if jitter_in else (0.0, 0.0) for i in ids}
+                moved = {i: (round(pos[i][0] + dx + off[i][0], 4), round(pos[i][1] + dy + off[i][1], 4)) for i in ids}
+                if legal(moved, others, radius, table) and (not jitter_in or apart(moved, radius)):
                     if rnd == 2 and not crowd_done:
                         crowd_done = True
                         print(f'  round 2: {unit} moved into the crowd ({math.hypot(dx, dy):.1f}")')
@@ -141,6 +154,12 @@ def main() -> None:
         help="each unit moved one model at a time, the table still between (else all its models in one go)",
     )
     parser.add_argument(
+        "--jitter",
+        type=float,
+        default=0.0,
+        help="inches (1 sigma, each axis) each model is put down off its unit's common shift (default 0)",
+    )
+    parser.add_argument(
         "--casualties",
         action="store_true",
         help="at the start of rounds 2-4 one model (of the biggest unit) is removed as a casualty",
@@ -173,7 +192,7 @@ def main() -> None:
     first = render_table(args.seed, GAME, hard="crowded")
     scene = first.scene
     rng = np.random.default_rng(args.seed)
-    activations = script(scene, args.rounds, rng)
+    activations = script(scene, args.rounds, rng, args.jitter)
     lens = None if args.no_lens else LensModel(first.camera.K, first.camera.dist, first.camera.size)
     empty = through_camera(first.empty)
     frame = calibrate(empty, first.layout, lens)

@@ -13,7 +13,7 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
   activated) against the truth, and each model's length moved, start to where the page shows it now;
 - hands: no update while a hand is over the table.
 
-Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time]``. Seeded; a few minutes.
+Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3]``. Seeded; a few minutes.
 """
 
 from __future__ import annotations
@@ -51,11 +51,14 @@ def main() -> None:
     parser.add_argument("--still-frames", type=int, default=4, help="frames of the still table after each move")
     parser.add_argument("--model-at-a-time", action="store_true", help="each unit moved one model at a time")
     parser.add_argument("--trace", action="store_true", help="at the end, the model-frames each model's id was off")
+    parser.add_argument(
+        "--jitter", type=float, default=0.0, help="inches (1 sigma) each model is put down off its unit's shift"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     first = render_table(args.seed, GAME, hard="crowded")
     scene = first.scene
-    activations = script(scene, args.rounds, np.random.default_rng(args.seed))
+    activations = script(scene, args.rounds, np.random.default_rng(args.seed), args.jitter)
     lens = LensModel(first.camera.K, first.camera.dist, first.camera.size)
     players = {p["id"]: p["color"] for p in scene["players"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}

@@ -446,6 +446,38 @@ def test_an_unseen_model_coming_out_of_a_blind_corner_is_the_one_its_units_shift
     assert tracker.activations["a"]["from"]["a5"] == [5.0, 3.0] and tracker.activations["a"]["from"]["a6"] == [6.5, 3.0]
 
 
+def test_a_piece_put_down_while_a_unit_is_moving_is_that_units_before_a_picked_up_piece_of_the_lump() -> None:
+    # Unit u moves a model at a time, 4" to the left; u5 was added by the players in a corner the camera never
+    # sees. Meanwhile f1, a piece the players left unassigned (in red's lump), is lifted off the table. When u5 is
+    # put down beside its unit-mates, the piece was f1's (its lump came first by name, and a piece picked up may
+    # be put down anywhere), u5 stayed in the corner and f1 "moved" 2.8". The unit whose activation is going on
+    # accounts for it first (Grinding-Annihilation, Move Phase: "After you have finished moving that formation,
+    # select another").
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "u", "player": "red"}, {"id": "red-found", "player": "red"}],
+        "models": [{"id": f"u{k}", "unit": "u", "base": "32", "x": 5.0 + 1.5 * k, "y": 5.0} for k in range(1, 5)]
+        + [{"id": "f1", "unit": "red-found", "base": "32", "x": 3.0, "y": 1.0}],
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    tracker.placeholder_units = {"red-found"}
+    tracker.models["u5"] = Tracked("u5", "u", "red", "32", 5.0, 3.0, lost=True, gone=True, placed=True)
+    at = {m["id"]: (float(m["x"]), float(m["y"])) for m in scene["models"]}
+
+    def frame() -> list[dict[str, object]]:
+        return [{"x": x, "y": y, "base": "32", "player": "red"} for x, y in at.values()]
+
+    for mid in ("u1", "u2", "u3", "u4"):
+        at[mid] = (at[mid][0] - 4.0, at[mid][1])
+        assert [mv.model for mv in tracker.update(frame()).moves] == [mid]
+    del at["f1"]
+    assert "f1" in tracker.update(frame()).vanished
+    at["u5"] = (1.0, 3.0)
+    update = tracker.update(frame())
+    assert [(mv.model, round(mv.length_in, 3)) for mv in update.moves] == [("u5", 4.0)]
+    assert (tracker.models["f1"].x, tracker.models["f1"].y) == (3.0, 1.0) and update.vanished == ("f1",)
+
+
 def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:
     # b2 is removed as a casualty (Focal Point, Removing Models: "remove models to represent casualties"). The players are
     # asked about it once, not at every later frame. Then a2 is moved onto the spot where b2 stood: that piece

@@ -229,8 +229,11 @@ class IdentityTracker:
         starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
         guesses: dict[str, dict[str, tuple[float, float]]] = {}  # ...and where their unseen models moved to
         unmatched = [m for m in self.models.values() if m.id not in matched]
+        # (after the activated unit, one whose activation is going on: a piece put down now is likelier its model's
+        # than that of a model of another unit picked up earlier)
         units = sorted(
-            {m.unit for m in unmatched}, key=lambda u: (u != moving, -sum(m.unit == u for m in unmatched), u)
+            {m.unit for m in unmatched},
+            key=lambda u: (u != moving, u != self.moving_unit, -sum(m.unit == u for m in unmatched), u),
         )
         for unit in units:
             if moving is not None and unit != moving:

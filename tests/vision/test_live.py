@@ -478,6 +478,21 @@ def test_a_piece_put_down_while_a_unit_is_moving_is_that_units_before_a_picked_u
     assert (tracker.models["f1"].x, tracker.models["f1"].y) == (3.0, 1.0) and update.vanished == ("f1",)
 
 
+def test_a_unit_put_down_a_little_off_one_common_shift_keeps_every_identity() -> None:
+    # Players move each model of a unit about 4.5" on, not exactly alike (Grinding-Annihilation, Move Phase: each
+    # model moves up to its Move). a2 and a3 come down 0.4-0.8" short of a0 and a1. Matched cheapest pair first
+    # (a piece to the model the unit's shift puts nearest it), a1 took a0's piece, the others slid along, and one
+    # piece was left to no model: a desync. The pairing with the least cost in all keeps each id.
+    models = [{"id": f"a{k}", "unit": "a", "base": "25", "x": 10.0 + 1.2 * k, "y": 10.0} for k in range(4)]
+    tracker = IdentityTracker.from_scene(
+        {"format": "tablesight-scene/1", "units": [{"id": "a", "player": "red"}], "models": models}
+    )
+    put = {"a0": (10.39, 14.47), "a1": (11.77, 14.49), "a2": (12.96, 13.64), "a3": (14.4, 13.78)}
+    update = tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in put.values()])
+    assert not update.desync
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
+
+
 def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:
     # b2 is removed as a casualty (Focal Point, Removing Models: "remove models to represent casualties"). The players are
     # asked about it once, not at every later frame. Then a2 is moved onto the spot where b2 stood: that piece

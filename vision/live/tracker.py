@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from geometry.shapes import base_semi_axes_in
+from vision.live.assignment import min_cost_assignment
 
 STAY_IN = 0.25  # a model within this of where it was has not moved (measurement jitter)
 SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distance
@@ -54,6 +55,7 @@ MAX_TRIED_UNITS = 3  # units tried as the one that moved, when not told which (e
 # Cohesion)
 BLOCK_GAP_IN = 2.0
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
+NO_PIECE_COST_IN = 10.0  # a unit's model left without a piece costs more than any piece it could take
 # A model not seen after its unit moved is guessed to have moved with it. Its unit-mates are matched to
 # pieces within GROUP_TOLERANCE_IN of the unit's translation, so the guess is taken to be as unsure (1 sigma).
 LOST_SIGMA_IN = GROUP_TOLERANCE_IN
@@ -612,10 +614,13 @@ def _group_assignment(
     cost = np.where(reachable, dist + extra[None, :, :], np.inf).min(axis=2)  # (H, M)
     placed = reachable.any(axis=2).sum(axis=1)
     residual = np.where(np.isfinite(cost), cost, 0.0).sum(axis=1)
+    # ...and within the wider reach: models put down a little off the unit's shift, as players put them
+    reached = (dist <= GROUP_REACH_IN).any(axis=2).sum(axis=1)
     best = int(np.lexsort((residual, -placed))[0])  # most models placed, then the cheapest fit
-    # Translations that fit as well cannot be told apart by the pieces (one piece, two alike models that could
-    # have made it): the one made by a model seen to leave its place, then the one nearest the shift its
-    # unit-mates made this activation, is the better guess. It is still reported unsure below.
+    # Translations that fit as well: the one that puts more of the unit's models within the wider reach of a piece;
+    # then, those the pieces cannot tell apart (one piece, two alike models that could have made it), the one made
+    # by a model seen to leave its place, then the one nearest the shift its unit-mates made this activation, is
+    # the better guess. It is still reported unsure below.
     tied = np.flatnonzero((placed == placed[best]) & (residual - residual[best] < AMBIGUOUS_IN))
     if len(tied) > 1:
         off_prior = (
@@ -623,38 +628,48 @@ def _group_assignment(
             if prior_shift is not None
             else np.zeros(len(tied))
         )
-        best = int(tied[np.lexsort((residual[tied], off_prior, unseen_leaving[tied]))[0]])
+        best = int(tied[np.lexsort((residual[tied], off_prior, unseen_leaving[tied], -reached[tied]))[0]])
     dx, dy = (float(v) for v in shifts[best])
     # Another translation that places as many models as well (one model seen of two alike, say):
     # which model is which cannot be told, and the scene says so.
     rivals = (
         (placed == placed[best])
+        & (reached == reached[best])
         & (residual - residual[best] < AMBIGUOUS_IN)
         & (np.hypot(shifts[:, 0] - dx, shifts[:, 1] - dy) > GROUP_TOLERANCE_IN)
     )
     undecided = bool(rivals.any())
-    # The translation from all the models it places (one piece measured off moves it less), then
-    # each model to the piece nearest its place, within a wider reach for pieces measured badly.
+    # The translation from all the models it places (one piece measured off moves it less). Then each model to a
+    # piece near where it puts it, within a wider reach for pieces measured badly: the pairing with the least cost
+    # in all, and the translation again from the models it pairs, until it settles. Players put a unit's models
+    # down a little off one common shift; taking the cheapest pair first then gave a model its neighbour's piece.
     near = dist[best].argmin(axis=1)
     agree = [(pieces[near[i]] - at[i]) for i in range(len(members)) if reachable[best, i].any()]
     dx, dy = (float(v) for v in np.median(np.array(agree), axis=0))
-    pairs = []
-    for m in members:
-        for j in free:
-            d = detections[j]
-            x, y = m.x + dx, m.y + dy
-            if math.hypot(d["x"] - x, d["y"] - y) <= GROUP_REACH_IN and _size_cost(m.base, str(d["base"])) is not None:
-                pairs.append((_cost(m, d, x, y), m.id, j))
-    pairs.sort()
-    assignment: dict[str, int] = {}
+    for _ in range(4):
+        pair_cost = np.array(
+            [[_pair_cost(m, detections[j], m.x + dx, m.y + dy) for j in free] for m in members]
+        ).reshape(len(members), len(free))
+        # a model may be left without a piece (hidden, say), at a cost above any pair's
+        padded = np.hstack([pair_cost, np.full((len(members), len(members)), NO_PIECE_COST_IN)])
+        column = min_cost_assignment(padded)
+        paired = [(i, column[i]) for i in range(len(members)) if column[i] < len(free)]
+        shift = np.median(np.array([pieces[k] - at[i] for i, k in paired]), axis=0) if paired else (dx, dy)
+        settled = math.hypot(float(shift[0]) - dx, float(shift[1]) - dy) < 0.01
+        dx, dy = float(shift[0]), float(shift[1])
+        if settled:
+            break
+    assignment = {members[i].id: free[k] for i, k in paired}
+    # A model is unsure when the unit's pieces fit nearly as well with its piece given to a unit-mate (swapped, or
+    # to a mate left without one).
+    own = [padded[i, column[i]] for i in range(len(members))]
     unsure: set[str] = set()
-    for cost_in, mid, j in pairs:
-        if mid in assignment or j in assignment.values():
-            continue
-        rival_costs = [c for c, other, k in pairs if k == j and other != mid and other not in assignment]
-        if undecided or (rival_costs and min(rival_costs) - cost_in < AMBIGUOUS_IN):
-            unsure.add(mid)
-        assignment[mid] = j
+    for i, k in paired:
+        for i2 in range(len(members)):
+            if i2 != i and padded[i2, k] + padded[i, column[i2]] - own[i] - own[i2] < AMBIGUOUS_IN:
+                unsure.add(members[i].id)
+    if undecided:
+        unsure = set(assignment)
     return assignment, unsure, (dx, dy)
 
 
@@ -691,6 +706,14 @@ def _size_cost(known: str, seen: str) -> float | None:
     if ratio > SIZE_RATIO_MAX:
         return None
     return SIZE_STEP_COST_IN * (1 + (ratio - 1) * 4)
+
+
+def _pair_cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:
+    """``_cost`` of ``m`` taking piece ``d`` where it is expected at x, y; above ``NO_PIECE_COST_IN`` when the piece is
+    beyond ``GROUP_REACH_IN`` of there or of a size it cannot be."""
+    if math.hypot(d["x"] - x, d["y"] - y) > GROUP_REACH_IN or _size_cost(m.base, str(d["base"])) is None:
+        return 2 * NO_PIECE_COST_IN
+    return _cost(m, d, x, y)
 
 
 def _cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:

@@ -13,8 +13,8 @@ models not yet assigned to units (one lump) have no unit to read: the models
 among them that moved together (``moved_blocks``) are tried as one instead. The
 activated unit is then matched as a group: the translation most of its models
 agree on (ties go to pieces that agree in size and colour), re-estimated from
-all the models it places, and each model takes the free piece nearest where
-that translation puts it. A model with no piece there (hidden behind terrain,
+all the models it places, and the models are paired to the free pieces near
+where that translation puts them with the least cost in all. A model with no piece there (hidden behind terrain,
 say) is reported not seen; the scene shows it where the translation put it,
 with that guess's uncertainty, and the history records the move as estimated.
 When it is seen again, its unit's last move is matched again from where the
@@ -590,8 +590,8 @@ def _group_assignment(
     prior_shift: tuple[float, float] | None = None,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
     """The models of one unit that moved, matched to pieces among ``free``: the translation most of them
-    agree on (ties go to the one whose pieces also agree in size and colour), then each model to the
-    piece nearest where it puts it. Returns {model: piece}, the models whose piece could be another's,
+    agree on (ties go to the one whose pieces also agree in size and colour), then the models paired to the
+    pieces near where it puts them with the least cost in all. Returns {model: piece}, the models whose piece could be another's,
     and the translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
     hypotheses = [
         (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(m.lost or m.guessed or m.gone or m.placed))

@@ -79,6 +79,11 @@ class Tracked:
     measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
 
     @property
+    def unseen(self) -> bool:
+        """Where it stands now was not seen (lost, guessed, or picked up)."""
+        return self.lost or self.guessed or self.gone
+
+    @property
     def sigma_in(self) -> float:
         """How unsure x, y are beyond the measurement itself: 0 for a model seen where it is."""
         return LOST_SIGMA_IN if self.guessed else 0.0
@@ -395,7 +400,7 @@ class IdentityTracker:
         hidden = hidden or set()
         moved: dict[str, int] = {}
         for m in self.models.values():
-            if m.lost or m.guessed or m.gone or m.id in hidden:  # where it is was not seen: no evidence either way
+            if m.unseen or m.id in hidden:  # where it is was not seen: no evidence either way
                 continue
             if m.unit in self.placeholder_units:  # no unit the players activate
                 continue
@@ -413,9 +418,7 @@ class IdentityTracker:
         its neighbour had left (the trials in ``update`` weigh the block against that)."""
         hidden = hidden or set()
         seen = [
-            m
-            for m in self.models.values()
-            if m.unit in self.placeholder_units and not (m.lost or m.guessed or m.gone or m.id in hidden)
+            m for m in self.models.values() if m.unit in self.placeholder_units and not (m.unseen or m.id in hidden)
         ]
         left = {m.id for m in seen if not _pieces_within(m, detections, _own_base_in(m))}
         if not left:
@@ -493,7 +496,7 @@ class IdentityTracker:
         shifts = [
             (m.x - start[m.id][0], m.y - start[m.id][1])
             for m in self.models.values()
-            if m.unit == unit and m.id in start and not (m.lost or m.guessed or m.gone)
+            if m.unit == unit and m.id in start and not m.unseen
         ]
         moved = [s for s in shifts if math.hypot(*s) > STAY_IN]
         if not moved:
@@ -594,7 +597,7 @@ def _group_assignment(
     pieces near where it puts them with the least cost in all. Returns {model: piece}, the models whose piece could be another's,
     and the translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
     hypotheses = [
-        (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(m.lost or m.guessed or m.gone or m.placed))
+        (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(m.unseen or m.placed))
         for m in members
         for j in free
         if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
@@ -602,9 +605,9 @@ def _group_assignment(
     ]
     if not hypotheses:
         return {}, set(), (0.0, 0.0)
-    shifts = np.array(hypotheses)[:, :2]  # (H, 2)
-    # a translation made by a model whose leaving the camera did not see (not seen where it stood)
-    unseen_leaving = np.array(hypotheses)[:, 2]
+    table = np.array(hypotheses)
+    shifts = table[:, :2]  # (H, 2)
+    unseen_leaving = table[:, 2]  # a translation made by a model whose leaving the camera did not see
     at = np.array([[m.x, m.y] for m in members])  # (M, 2)
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])

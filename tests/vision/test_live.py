@@ -493,6 +493,25 @@ def test_a_unit_put_down_a_little_off_one_common_shift_keeps_every_identity() ->
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
 
 
+def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
+    # down 1" off where the others' common shift would put it. No one translation brings it within reach of its
+    # piece; it is picked up beside its unit-mates instead. It was then also taken for lost and moved again to where
+    # the translation put it, 1.3" from its piece, with a second, estimated move in the history.
+    start = [(11.98, 48.83), (13.97, 48.59), (15.74, 47.56)]
+    models = [{"id": f"a{k}", "unit": "a", "base": "50", "x": x, "y": y} for k, (x, y) in enumerate(start)]
+    tracker = IdentityTracker.from_scene(
+        {"format": "tablesight-scene/1", "units": [{"id": "a", "player": "red"}], "models": models}
+    )
+    put = {"a0": (12.64, 44.8), "a1": (15.11, 45.51), "a2": (16.49, 42.99)}
+    update = tracker.update([{"x": x, "y": y, "base": "50", "player": "red"} for x, y in put.values()], "a")
+    assert not update.vanished and not update.unexplained
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
+    assert not any(m.lost or m.guessed for m in tracker.models.values())
+    assert sorted(h["model"] for h in tracker.history) == ["a0", "a1", "a2"]
+    assert not any(h.get("estimated") for h in tracker.history)
+
+
 def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it_stood() -> None:
     # b2 is removed as a casualty (Focal Point, Removing Models: "remove models to represent casualties"). The players are
     # asked about it once, not at every later frame. Then a2 is moved onto the spot where b2 stood: that piece

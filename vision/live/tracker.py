@@ -56,6 +56,8 @@ MAX_TRIED_UNITS = 3  # units tried as the one that moved, when not told which (e
 BLOCK_GAP_IN = 2.0
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
 NO_PIECE_COST_IN = 10.0  # a unit's model left without a piece costs more than any piece it could take
+STAY_PENALTY_IN = AMBIGUOUS_IN  # a unit's model read as still where it stood, when its unit moved: a little dearer
+PLAYED_OUT = 12  # guesses at a unit's common shift played out in full (the likeliest first)
 # A model not seen after its unit moved is guessed to have moved with it. Its unit-mates are matched to
 # pieces within GROUP_TOLERANCE_IN of the unit's translation, so the guess is taken to be as unsure (1 sigma).
 LOST_SIGMA_IN = GROUP_TOLERANCE_IN
@@ -334,7 +336,9 @@ class IdentityTracker:
             moved_from.setdefault(move.unit, {})[move.model] = move.start
         for unit, guessed in guesses.items():  # models not seen: moved with their unit, as far as anyone can tell
             for mid, (x, y) in guessed.items():
-                if mid in hidden:  # under a hand, the caller says: not a model left behind by its unit
+                # under a hand, the caller says: not a model left behind by its unit; or picked up again beside its
+                # unit-mates after the unit's match (put down beyond the reach of the unit's shift)
+                if mid in hidden or mid in matched:
                     continue
                 m = self.models[mid]
                 entry = {
@@ -592,10 +596,14 @@ def _group_assignment(
     free: list[int],
     prior_shift: tuple[float, float] | None = None,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
-    """The models of one unit that moved, matched to pieces among ``free``: the translation most of them
-    agree on (ties go to the one whose pieces also agree in size and colour), then the models paired to the
-    pieces near where it puts them with the least cost in all. Returns {model: piece}, the models whose piece could be another's,
-    and the translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
+    """The models of one unit that moved, matched to pieces among ``free``. Players move a unit's models by about
+    one common shift, each put down a little off it, and may leave some where they stood (a model at a time). Each
+    translation a model and a piece make is a guess at that shift, and so is each such guess re-estimated from the
+    models it brings within reach. The likeliest guesses are played out: each model paired to a piece near where
+    the translation puts it, or to one still where it stood, with the least cost in all, and the translation
+    re-estimated from the models it moved, until it settles. The reading that leaves the fewest models without a
+    piece, at the least cost, is taken. Returns {model: piece}, the models whose piece could be another's, and the
+    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
     hypotheses = [
         (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(m.unseen or m.placed))
         for m in members
@@ -610,70 +618,111 @@ def _group_assignment(
     unseen_leaving = table[:, 2]  # a translation made by a model whose leaving the camera did not see
     at = np.array([[m.x, m.y] for m in members])  # (M, 2)
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
+    # what each piece's size and colour, read against each model's, cost (inf: a size it cannot be)
     extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
-    predicted = at[None, :, :] + shifts[:, None, :]  # (H, M, 2)
-    dist = np.linalg.norm(predicted[:, :, None, :] - pieces[None, None, :, :], axis=3)  # (H, M, F)
-    reachable = dist <= GROUP_TOLERANCE_IN
-    cost = np.where(reachable, dist + extra[None, :, :], np.inf).min(axis=2)  # (H, M)
-    placed = reachable.any(axis=2).sum(axis=1)
-    residual = np.where(np.isfinite(cost), cost, 0.0).sum(axis=1)
-    # ...and within the wider reach: models put down a little off the unit's shift, as players put them
-    reached = (dist <= GROUP_REACH_IN).any(axis=2).sum(axis=1)
-    best = int(np.lexsort((residual, -placed))[0])  # most models placed, then the cheapest fit
-    # Translations that fit as well: the one that puts more of the unit's models within the wider reach of a piece;
-    # then, those the pieces cannot tell apart (one piece, two alike models that could have made it), the one made
-    # by a model seen to leave its place, then the one nearest the shift its unit-mates made this activation, is
-    # the better guess. It is still reported unsure below.
-    tied = np.flatnonzero((placed == placed[best]) & (residual - residual[best] < AMBIGUOUS_IN))
+    extra = extra.reshape(len(members), len(free))
+    # A model may also be paired to a piece still where it stood (moved a model at a time, the rest wait), at a
+    # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear
+    # model leapfrogged to the front.
+    at_dist = np.linalg.norm(at[:, None, :] - pieces[None, :, :], axis=2)  # (M, F)
+    stay_cost = np.where(at_dist <= STAY_IN, at_dist + extra + STAY_PENALTY_IN, np.inf)
+
+    def move_dist(shift: np.ndarray) -> np.ndarray:
+        """(H, M, F): how far each piece is from where each translation puts each model."""
+        predicted = at[None, :, :] + shift[:, None, :]
+        return np.linalg.norm(predicted[:, :, None, :] - pieces[None, None, :, :], axis=3)
+
+    # Each translation a model and a piece make carries that model's offset from the common shift: re-estimated
+    # from the models it brings within reach, and within twice that (two models put down off it either way).
+    dist = move_dist(shifts)
+    near = np.where(np.isfinite(extra)[None], dist, np.inf).argmin(axis=2)  # (H, M)
+    nearest = np.take_along_axis(dist, near[:, :, None], axis=2)[:, :, 0]
+    offsets = pieces[near] - at[None, :, :]  # (H, M, 2)
+    refined = [
+        (np.median(offsets[h][nearest[h] <= reach], axis=0), unseen_leaving[h])
+        for reach in (GROUP_REACH_IN, 2 * GROUP_REACH_IN)
+        for h in range(len(shifts))
+        if (nearest[h] <= reach).sum() >= 2
+    ]
+    if refined:
+        shifts = np.vstack([shifts, np.array([s for s, _ in refined])])
+        unseen_leaving = np.concatenate([unseen_leaving, np.array([u for _, u in refined])])
+    # The likeliest guesses, by what each model would cost with no piece shared out (a lower bound), to play out
+    move_cost = np.where(move_dist(shifts) <= GROUP_REACH_IN, move_dist(shifts) + extra[None], np.inf)
+    bound = np.minimum(np.minimum(move_cost.min(axis=2), stay_cost.min(axis=1)[None]), NO_PIECE_COST_IN).sum(axis=1)
+    seen_before: set[tuple[float, float, float]] = set()
+    candidates = []
+    for h in np.argsort(bound, kind="stable"):
+        key = (round(float(shifts[h, 0]), 2), round(float(shifts[h, 1]), 2), float(unseen_leaving[h]))
+        if key not in seen_before:
+            seen_before.add(key)
+            candidates.append(int(h))
+        if len(candidates) == PLAYED_OUT:
+            break
+    readings = [_play_out(shifts[h], at, pieces, extra, stay_cost) for h in candidates]
+    totals = np.array([r[0] for r in readings])
+    best = int(np.argmin(totals))
+    # Readings as good (one piece, two alike models that could have made it): the one made by a model seen to leave
+    # its place, then the one nearest the shift its unit-mates made this activation, is the better guess. It is
+    # still reported unsure below.
+    tied = np.flatnonzero(totals - totals[best] < AMBIGUOUS_IN)
     if len(tied) > 1:
+        settled = np.array([readings[k][1] for k in tied])
         off_prior = (
-            np.hypot(shifts[tied, 0] - prior_shift[0], shifts[tied, 1] - prior_shift[1])
+            np.hypot(settled[:, 0] - prior_shift[0], settled[:, 1] - prior_shift[1])
             if prior_shift is not None
             else np.zeros(len(tied))
         )
-        best = int(tied[np.lexsort((residual[tied], off_prior, unseen_leaving[tied], -reached[tied]))[0]])
-    dx, dy = (float(v) for v in shifts[best])
-    # Another translation that places as many models as well (one model seen of two alike, say):
-    # which model is which cannot be told, and the scene says so.
-    rivals = (
-        (placed == placed[best])
-        & (reached == reached[best])
-        & (residual - residual[best] < AMBIGUOUS_IN)
-        & (np.hypot(shifts[:, 0] - dx, shifts[:, 1] - dy) > GROUP_TOLERANCE_IN)
-    )
-    undecided = bool(rivals.any())
-    # The translation from all the models it places (one piece measured off moves it less). Then each model to a
-    # piece near where it puts it, within a wider reach for pieces measured badly: the pairing with the least cost
-    # in all, and the translation again from the models it pairs, until it settles. Players put a unit's models
-    # down a little off one common shift; taking the cheapest pair first then gave a model its neighbour's piece.
-    near = dist[best].argmin(axis=1)
-    agree = [(pieces[near[i]] - at[i]) for i in range(len(members)) if reachable[best, i].any()]
-    dx, dy = (float(v) for v in np.median(np.array(agree), axis=0))
-    for _ in range(4):
-        pair_cost = np.array(
-            [[_pair_cost(m, detections[j], m.x + dx, m.y + dy) for j in free] for m in members]
-        ).reshape(len(members), len(free))
-        # a model may be left without a piece (hidden, say), at a cost above any pair's
-        padded = np.hstack([pair_cost, np.full((len(members), len(members)), NO_PIECE_COST_IN)])
-        column = min_cost_assignment(padded)
-        paired = [(i, column[i]) for i in range(len(members)) if column[i] < len(free)]
-        shift = np.median(np.array([pieces[k] - at[i] for i, k in paired]), axis=0) if paired else (dx, dy)
-        settled = math.hypot(float(shift[0]) - dx, float(shift[1]) - dy) < 0.01
-        dx, dy = float(shift[0]), float(shift[1])
-        if settled:
-            break
+        leaving = np.array([unseen_leaving[candidates[k]] for k in tied])
+        best = int(tied[np.lexsort((totals[tied], off_prior, leaving))[0]])
+    total, (dx, dy), column, padded = readings[best]
+    paired = [(i, int(column[i])) for i in range(len(members)) if column[i] < len(free)]
     assignment = {members[i].id: free[k] for i, k in paired}
     # A model is unsure when the unit's pieces fit nearly as well with its piece given to a unit-mate (swapped, or
-    # to a mate left without one).
+    # to a mate left without one), or when another reading as good gives it another piece.
     own = [padded[i, column[i]] for i in range(len(members))]
     unsure: set[str] = set()
     for i, k in paired:
         for i2 in range(len(members)):
             if i2 != i and padded[i2, k] + padded[i, column[i2]] - own[i] - own[i2] < AMBIGUOUS_IN:
                 unsure.add(members[i].id)
-    if undecided:
-        unsure = set(assignment)
+    for k in tied:
+        other = readings[k][2]
+        unsure |= {members[i].id for i, c in paired if other[i] != c}
     return assignment, unsure, (dx, dy)
+
+
+def _play_out(
+    shift: np.ndarray, at: np.ndarray, pieces: np.ndarray, extra: np.ndarray, stay_cost: np.ndarray
+) -> tuple[float, tuple[float, float], list[int], np.ndarray]:
+    """A guess at a unit's common shift played out: each model (``at``) paired to a piece near where the shift puts
+    it (within ``GROUP_REACH_IN``) or still where it stood (``stay_cost``), the pairing with the least cost in all,
+    a model left without one at ``NO_PIECE_COST_IN``; the shift again from the models it moved, until it settles.
+    Returns the total cost, the shift, each model's column (beyond the pieces: none) and the cost matrix."""
+    n_models, n_pieces = extra.shape
+    dx, dy = float(shift[0]), float(shift[1])
+    for _ in range(4):
+        dist = np.linalg.norm(at[:, None, :] + np.array([dx, dy]) - pieces[None, :, :], axis=2)
+        moved = np.where(dist <= GROUP_REACH_IN, dist + extra, np.inf)
+        cost = np.minimum(moved, stay_cost)
+        # out of reach or of a size it cannot be: dearer than no piece at all
+        cost = np.where(np.isfinite(cost), cost, 2 * NO_PIECE_COST_IN)
+        padded = np.hstack([cost, np.full((n_models, n_models), NO_PIECE_COST_IN)])
+        column = min_cost_assignment(padded)
+        went = [
+            (i, column[i])
+            for i in range(n_models)
+            if column[i] < n_pieces and moved[i, column[i]] <= cost[i, column[i]]
+        ]
+        if not went:
+            break
+        new = np.median(np.array([pieces[k] - at[i] for i, k in went]), axis=0)
+        settled = math.hypot(float(new[0]) - dx, float(new[1]) - dy) < 0.01
+        dx, dy = float(new[0]), float(new[1])
+        if settled:
+            break
+    total = float(sum(padded[i, column[i]] for i in range(n_models)))
+    return total, (dx, dy), column, padded
 
 
 def _radius_in(m: Tracked) -> float:
@@ -709,14 +758,6 @@ def _size_cost(known: str, seen: str) -> float | None:
     if ratio > SIZE_RATIO_MAX:
         return None
     return SIZE_STEP_COST_IN * (1 + (ratio - 1) * 4)
-
-
-def _pair_cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:
-    """``_cost`` of ``m`` taking piece ``d`` where it is expected at x, y; above ``NO_PIECE_COST_IN`` when the piece is
-    beyond ``GROUP_REACH_IN`` of there or of a size it cannot be."""
-    if math.hypot(d["x"] - x, d["y"] - y) > GROUP_REACH_IN or _size_cost(m.base, str(d["base"])) is None:
-        return 2 * NO_PIECE_COST_IN
-    return _cost(m, d, x, y)
 
 
 def _cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:

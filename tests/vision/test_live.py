@@ -493,6 +493,49 @@ def test_a_unit_put_down_a_little_off_one_common_shift_keeps_every_identity() ->
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
 
 
+def _one_unit(unit: str, base: str, start: dict[str, tuple[float, float]]) -> IdentityTracker:
+    models = [{"id": mid, "unit": unit, "base": base, "x": x, "y": y} for mid, (x, y) in start.items()]
+    return IdentityTracker.from_scene(
+        {"format": "tablesight-scene/1", "units": [{"id": unit, "player": "blue"}], "models": models}
+    )
+
+
+def test_a_unit_whose_models_each_came_down_off_its_shift_is_matched_on_the_shift_they_share() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move, so five 50 mm models moved about 4.5" come
+    # down up to 0.7" off one common shift (a rendered game, models put down 0.3" off it on each axis). The shift one
+    # model and its piece make brought only two others within 0.5"; a wrong shift, by one gap of the formation, put
+    # three models there, and every identity went to a neighbour's piece. The shift the pieces share, re-estimated
+    # from all the models it reaches, and the pairing it gives played out in full, keep each.
+    start = {
+        "a1": (19.87, 7.99),
+        "a2": (22.46, 7.47),
+        "a3": (25.42, 8.56),
+        "a4": (20.09, 11.16),
+        "a5": (23.38, 10.02),
+    }
+    put = {"a1": (24.31, 9.96), "a2": (27.2, 8.72), "a3": (29.58, 9.63), "a4": (24.84, 12.43), "a5": (27.57, 11.38)}
+    tracker = _one_unit("a", "50", start)
+    update = tracker.update([{"x": x, "y": y, "base": "50", "player": "blue"} for x, y in put.values()], "a")
+    assert not update.desync and not update.uncertain
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
+
+
+def test_two_models_put_down_a_gap_apart_off_their_shift_keep_their_ids_though_one_size_is_misread() -> None:
+    # Two alike 25 mm models moved 3" on (Grinding-Annihilation, Move Phase), one put down 1.1" further left than
+    # the other; the camera reads one of the two pieces as 28.5 mm. No shift one model and its piece make brings
+    # the other within reach (0.9"), and the first model was given its mate's piece (the size that read right),
+    # its mate reported not seen. The shift between the two brings both within 0.6", each to its own piece.
+    tracker = _one_unit("a", "25", {"a1": (37.4, 37.19), "a2": (37.69, 38.73)})
+    pieces = [
+        {"x": 36.11, "y": 40.08, "base": "28.5", "player": "blue"},
+        {"x": 37.5, "y": 41.67, "base": "25", "player": "blue"},
+    ]
+    update = tracker.update(pieces, "a")
+    assert not update.vanished and not update.unexplained
+    assert (tracker.models["a1"].x, tracker.models["a1"].y) == (36.11, 40.08)
+    assert (tracker.models["a2"].x, tracker.models["a2"].y) == (37.5, 41.67)
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its

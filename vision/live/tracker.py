@@ -11,10 +11,13 @@ accounts for the most), every other model keeps any piece within its own
 base, however badly that piece was measured (bases cannot overlap). A player's
 models not yet assigned to units (one lump) have no unit to read: the models
 among them that moved together (``moved_blocks``) are tried as one instead. The
-activated unit is then matched as a group: the translation most of its models
-agree on (ties go to pieces that agree in size and colour), re-estimated from
-all the models it places, and the models are paired to the free pieces near
-where that translation puts them with the least cost in all. A model with no piece there (hidden behind terrain,
+activated unit is then matched as a group. Players move a unit's models by about
+one common shift, each put down a little off it: the likeliest guesses at that
+shift (those a model and a piece make, and each re-estimated from the models it
+brings within reach) are played out, each model paired to a free piece near where
+the shift puts it, or to one still where it stood, with the least cost in all
+(size and colour read differently cost distance), and the reading that leaves
+the fewest models without a piece, at the least cost, is taken. A model with no piece there (hidden behind terrain,
 say) is reported not seen; the scene shows it where the translation put it,
 with that guess's uncertainty, and the history records the move as estimated.
 When it is seen again, its unit's last move is matched again from where the
@@ -650,10 +653,17 @@ def _group_assignment(
     # The likeliest guesses, by what each model would cost with no piece shared out (a lower bound), to play out
     move_cost = np.where(move_dist(shifts) <= GROUP_REACH_IN, move_dist(shifts) + extra[None], np.inf)
     bound = np.minimum(np.minimum(move_cost.min(axis=2), stay_cost.min(axis=1)[None]), NO_PIECE_COST_IN).sum(axis=1)
-    seen_before: set[tuple[float, float, float]] = set()
+    # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
+    # unit-mates made this activation, first: the preferences between readings as good, below)
+    off_prior = (
+        np.hypot(shifts[:, 0] - prior_shift[0], shifts[:, 1] - prior_shift[1])
+        if prior_shift is not None
+        else np.zeros(len(shifts))
+    )
+    seen_before: set[tuple[float, float]] = set()
     candidates = []
-    for h in np.argsort(bound, kind="stable"):
-        key = (round(float(shifts[h, 0]), 2), round(float(shifts[h, 1]), 2), float(unseen_leaving[h]))
+    for h in np.lexsort((off_prior, unseen_leaving, np.round(bound, 3))):
+        key = (round(float(shifts[h, 0]), 2), round(float(shifts[h, 1]), 2))
         if key not in seen_before:
             seen_before.add(key)
             candidates.append(int(h))
@@ -668,13 +678,15 @@ def _group_assignment(
     tied = np.flatnonzero(totals - totals[best] < AMBIGUOUS_IN)
     if len(tied) > 1:
         settled = np.array([readings[k][1] for k in tied])
-        off_prior = (
+        settled_off_prior = (
             np.hypot(settled[:, 0] - prior_shift[0], settled[:, 1] - prior_shift[1])
             if prior_shift is not None
             else np.zeros(len(tied))
         )
-        leaving = np.array([unseen_leaving[candidates[k]] for k in tied])
-        best = int(tied[np.lexsort((totals[tied], off_prior, leaving))[0]])
+        # (how many of the models a reading gives a piece were not seen where they stood: fewer is likelier)
+        unseen = [i for i, m in enumerate(members) if m.unseen or m.placed]
+        leaving = np.array([sum(readings[k][2][i] < len(free) for i in unseen) for k in tied])
+        best = int(tied[np.lexsort((totals[tied], settled_off_prior, leaving))[0]])
     total, (dx, dy), column, padded = readings[best]
     paired = [(i, int(column[i])) for i in range(len(members)) if column[i] < len(free)]
     assignment = {members[i].id: free[k] for i, k in paired}

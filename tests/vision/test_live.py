@@ -536,6 +536,61 @@ def test_two_models_put_down_a_gap_apart_off_their_shift_keep_their_ids_though_o
     assert (tracker.models["a2"].x, tracker.models["a2"].y) == (37.5, 41.67)
 
 
+def _random_unit_move(seed: int, jitter_in: float) -> tuple[dict[str, Any], list[tuple[float, float]], str] | None:
+    """A unit of 2-6 alike models in a line or a block of threes, 0.3-1" apart edge to edge, moved 1-6" one way,
+    each model put down off that shift (normal, ``jitter_in`` on each axis) where bases do not overlap. Returns the
+    scene, where each model came down, and its base; None when no such landing was drawn."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 7))
+    base = str(rng.choice(["25", "32", "40"]))
+    base_in = int(base) / 25.4
+    gap_in = base_in + rng.uniform(0.3, 1.0)
+    line = rng.random() < 0.5
+    layout = [(k * gap_in, 0.0) if line else ((k % 3) * gap_in, (k // 3) * gap_in) for k in range(n)]
+    turn, heading, length_in = rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi), rng.uniform(1.0, 6.0)
+    start = [
+        (20 + x * math.cos(turn) - y * math.sin(turn), 20 + x * math.sin(turn) + y * math.cos(turn)) for x, y in layout
+    ]
+    for _ in range(100):
+        end = [
+            (
+                x + length_in * math.cos(heading) + rng.normal(0, jitter_in),
+                y + length_in * math.sin(heading) + rng.normal(0, jitter_in),
+            )
+            for x, y in start
+        ]
+        if all(math.dist(a, b) >= base_in for i, a in enumerate(end) for b in end[i + 1 :]):
+            models = [{"id": f"a{k}", "unit": "a", "base": base, "x": x, "y": y} for k, (x, y) in enumerate(start)]
+            scene = {"format": "tablesight-scene/1", "units": [{"id": "a", "player": "red"}], "models": models}
+            return scene, end, base
+    return None
+
+
+def test_units_whose_models_come_down_0_3_inches_off_their_shift_keep_their_ids() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move; players keep a unit's formation near
+    # enough, each model put down a little off the unit's common shift. 300 seeded units, 0.3" off on each axis,
+    # measured 0.01" off: the tracker before this kept every id in 271, this one in 295 (and none the old one kept
+    # was lost). The rest are put down over a gap's worth off, where which is which is a guess either way.
+    kept = drawn = 0
+    for seed in range(300):
+        move = _random_unit_move(seed, 0.3)
+        if move is None:
+            continue
+        scene, end, base = move
+        rng = np.random.default_rng(1000 + seed)
+        tracker = IdentityTracker.from_scene(scene)
+        seen = [
+            {"x": x + rng.normal(0, 0.01), "y": y + rng.normal(0, 0.01), "base": base, "player": "red"} for x, y in end
+        ]
+        tracker.update(seen)
+        drawn += 1
+        kept += all(
+            math.dist((tracker.models[f"a{k}"].x, tracker.models[f"a{k}"].y), xy) < 0.1 for k, xy in enumerate(end)
+        )
+    assert drawn == 300
+    assert kept >= 290, kept
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its

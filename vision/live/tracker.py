@@ -48,7 +48,7 @@ STAY_IN = 0.25  # a model within this of where it was has not moved (measurement
 SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distance
 TEAM_COST_IN = 0.3  # a detection read in the other team's colour
 SIZE_RATIO_MAX = 1.35  # beyond this ratio of semi-axes a piece is a different piece, whatever else agrees
-GROUP_TOLERANCE_IN = 0.5  # a unit's model lands within this of where the unit's translation puts it
+GROUP_TOLERANCE_IN = 0.5  # a unit's model lands within about this of where the unit's common shift puts it
 GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read this far from there
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
 REACQUIRE_IN = 3.0  # a model lost in its unit's move is picked up again this close to a unit-mate
@@ -61,8 +61,8 @@ AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is u
 NO_PIECE_COST_IN = 10.0  # a unit's model left without a piece costs more than any piece it could take
 STAY_PENALTY_IN = AMBIGUOUS_IN  # a unit's model read as still where it stood, when its unit moved: a little dearer
 PLAYED_OUT = 12  # guesses at a unit's common shift played out in full (the likeliest first)
-# A model not seen after its unit moved is guessed to have moved with it. Its unit-mates are matched to
-# pieces within GROUP_TOLERANCE_IN of the unit's translation, so the guess is taken to be as unsure (1 sigma).
+# A model not seen after its unit moved is guessed to have moved with it. Players put a unit's models down about
+# GROUP_TOLERANCE_IN off the unit's common shift, so the guess is taken to be as unsure (1 sigma).
 LOST_SIGMA_IN = GROUP_TOLERANCE_IN
 
 
@@ -651,7 +651,8 @@ def _group_assignment(
         shifts = np.vstack([shifts, np.array([s for s, _ in refined])])
         unseen_leaving = np.concatenate([unseen_leaving, np.array([u for _, u in refined])])
     # The likeliest guesses, by what each model would cost with no piece shared out (a lower bound), to play out
-    move_cost = np.where(move_dist(shifts) <= GROUP_REACH_IN, move_dist(shifts) + extra[None], np.inf)
+    dist = move_dist(shifts)
+    move_cost = np.where(dist <= GROUP_REACH_IN, dist + extra[None], np.inf)
     bound = np.minimum(np.minimum(move_cost.min(axis=2), stay_cost.min(axis=1)[None]), NO_PIECE_COST_IN).sum(axis=1)
     # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
     # unit-mates made this activation, first: the preferences between readings as good, below)
@@ -672,9 +673,9 @@ def _group_assignment(
     readings = [_play_out(shifts[h], at, pieces, extra, stay_cost) for h in candidates]
     totals = np.array([r[0] for r in readings])
     best = int(np.argmin(totals))
-    # Readings as good (one piece, two alike models that could have made it): the one made by a model seen to leave
-    # its place, then the one nearest the shift its unit-mates made this activation, is the better guess. It is
-    # still reported unsure below.
+    # Readings as good (one piece, two alike models that could have made it): the one giving pieces to fewer models
+    # not seen where they stood (the camera saw the other leave its place), then the one nearest the shift its
+    # unit-mates made this activation, is the better guess. It is still reported unsure below.
     tied = np.flatnonzero(totals - totals[best] < AMBIGUOUS_IN)
     if len(tied) > 1:
         settled = np.array([readings[k][1] for k in tied])
@@ -683,11 +684,10 @@ def _group_assignment(
             if prior_shift is not None
             else np.zeros(len(tied))
         )
-        # (how many of the models a reading gives a piece were not seen where they stood: fewer is likelier)
         unseen = [i for i, m in enumerate(members) if m.unseen or m.placed]
         leaving = np.array([sum(readings[k][2][i] < len(free) for i in unseen) for k in tied])
         best = int(tied[np.lexsort((totals[tied], settled_off_prior, leaving))[0]])
-    total, (dx, dy), column, padded = readings[best]
+    _, (dx, dy), column, padded = readings[best]
     paired = [(i, int(column[i])) for i in range(len(members)) if column[i] < len(free)]
     assignment = {members[i].id: free[k] for i, k in paired}
     # A model is unsure when the unit's pieces fit nearly as well with its piece given to a unit-mate (swapped, or

@@ -496,7 +496,7 @@ def test_a_unit_put_down_a_little_off_one_common_shift_keeps_every_identity() ->
 def _one_unit(unit: str, base: str, start: dict[str, tuple[float, float]]) -> IdentityTracker:
     models = [{"id": mid, "unit": unit, "base": base, "x": x, "y": y} for mid, (x, y) in start.items()]
     return IdentityTracker.from_scene(
-        {"format": "tablesight-scene/1", "units": [{"id": unit, "player": "blue"}], "models": models}
+        {"format": "tablesight-scene/1", "units": [{"id": unit, "player": "red"}], "models": models}
     )
 
 
@@ -515,7 +515,7 @@ def test_a_unit_whose_models_each_came_down_off_its_shift_is_matched_on_the_shif
     }
     put = {"a1": (24.31, 9.96), "a2": (27.2, 8.72), "a3": (29.58, 9.63), "a4": (24.84, 12.43), "a5": (27.57, 11.38)}
     tracker = _one_unit("a", "50", start)
-    update = tracker.update([{"x": x, "y": y, "base": "50", "player": "blue"} for x, y in put.values()], "a")
+    update = tracker.update([{"x": x, "y": y, "base": "50", "player": "red"} for x, y in put.values()], "a")
     assert not update.desync and not update.uncertain
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
 
@@ -527,8 +527,8 @@ def test_two_models_put_down_a_gap_apart_off_their_shift_keep_their_ids_though_o
     # its mate reported not seen. The shift between the two brings both within 0.6", each to its own piece.
     tracker = _one_unit("a", "25", {"a1": (37.4, 37.19), "a2": (37.69, 38.73)})
     pieces = [
-        {"x": 36.11, "y": 40.08, "base": "28.5", "player": "blue"},
-        {"x": 37.5, "y": 41.67, "base": "25", "player": "blue"},
+        {"x": 36.11, "y": 40.08, "base": "28.5", "player": "red"},
+        {"x": 37.5, "y": 41.67, "base": "25", "player": "red"},
     ]
     update = tracker.update(pieces, "a")
     assert not update.vanished and not update.unexplained
@@ -536,10 +536,12 @@ def test_two_models_put_down_a_gap_apart_off_their_shift_keep_their_ids_though_o
     assert (tracker.models["a2"].x, tracker.models["a2"].y) == (37.5, 41.67)
 
 
-def _random_unit_move(seed: int, jitter_in: float) -> tuple[dict[str, Any], list[tuple[float, float]], str] | None:
+def _random_unit_move(
+    seed: int, jitter_in: float
+) -> tuple[dict[str, tuple[float, float]], list[tuple[float, float]], str] | None:
     """A unit of 2-6 alike models in a line or a block of threes, 0.3-1" apart edge to edge, moved 1-6" one way,
     each model put down off that shift (normal, ``jitter_in`` on each axis) where bases do not overlap. Returns the
-    scene, where each model came down, and its base; None when no such landing was drawn."""
+    models' places, where each came down, and their base; None when no such landing was drawn."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 7))
     base = str(rng.choice(["25", "32", "40"]))
@@ -560,9 +562,7 @@ def _random_unit_move(seed: int, jitter_in: float) -> tuple[dict[str, Any], list
             for x, y in start
         ]
         if all(math.dist(a, b) >= base_in for i, a in enumerate(end) for b in end[i + 1 :]):
-            models = [{"id": f"a{k}", "unit": "a", "base": base, "x": x, "y": y} for k, (x, y) in enumerate(start)]
-            scene = {"format": "tablesight-scene/1", "units": [{"id": "a", "player": "red"}], "models": models}
-            return scene, end, base
+            return {f"a{k}": xy for k, xy in enumerate(start)}, end, base
     return None
 
 
@@ -576,9 +576,9 @@ def test_units_whose_models_come_down_0_3_inches_off_their_shift_keep_their_ids(
         move = _random_unit_move(seed, 0.3)
         if move is None:
             continue
-        scene, end, base = move
+        start, end, base = move
         rng = np.random.default_rng(1000 + seed)
-        tracker = IdentityTracker.from_scene(scene)
+        tracker = _one_unit("a", base, start)
         seen = [
             {"x": x + rng.normal(0, 0.01), "y": y + rng.normal(0, 0.01), "base": base, "player": "red"} for x, y in end
         ]
@@ -596,11 +596,7 @@ def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its
     # piece; it is picked up beside its unit-mates instead. It was then also taken for lost and moved again to where
     # the translation put it, 1.3" from its piece, with a second, estimated move in the history.
-    start = [(11.98, 48.83), (13.97, 48.59), (15.74, 47.56)]
-    models = [{"id": f"a{k}", "unit": "a", "base": "50", "x": x, "y": y} for k, (x, y) in enumerate(start)]
-    tracker = IdentityTracker.from_scene(
-        {"format": "tablesight-scene/1", "units": [{"id": "a", "player": "red"}], "models": models}
-    )
+    tracker = _one_unit("a", "50", {"a0": (11.98, 48.83), "a1": (13.97, 48.59), "a2": (15.74, 47.56)})
     put = {"a0": (12.64, 44.8), "a1": (15.11, 45.51), "a2": (16.49, 42.99)}
     update = tracker.update([{"x": x, "y": y, "base": "50", "player": "red"} for x, y in put.values()], "a")
     assert not update.vanished and not update.unexplained

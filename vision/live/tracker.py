@@ -607,9 +607,11 @@ def _group_assignment(
     re-estimated from the models it moved, until it settles. The reading that leaves the fewest models without a
     piece, at the least cost, is taken. Returns {model: piece}, the models whose piece could be another's, and the
     translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
+    # models whose leaving the camera did not see (not seen where they stood, or added by the players)
+    not_seen_leaving = [m.unseen or m.placed for m in members]
     hypotheses = [
-        (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(m.unseen or m.placed))
-        for m in members
+        (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(not_seen_leaving[i]))
+        for i, m in enumerate(members)
         for j in free
         if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
         and _size_cost(m.base, str(detections[j]["base"])) is not None
@@ -623,7 +625,6 @@ def _group_assignment(
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     # what each piece's size and colour, read against each model's, cost (inf: a size it cannot be)
     extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
-    extra = extra.reshape(len(members), len(free))
     # A model may also be paired to a piece still where it stood (moved a model at a time, the rest wait), at a
     # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear
     # model leapfrogged to the front.
@@ -654,16 +655,18 @@ def _group_assignment(
     dist = move_dist(shifts)
     move_cost = np.where(dist <= GROUP_REACH_IN, dist + extra[None], np.inf)
     bound = np.minimum(np.minimum(move_cost.min(axis=2), stay_cost.min(axis=1)[None]), NO_PIECE_COST_IN).sum(axis=1)
+
+    def off_prior(xy: np.ndarray) -> np.ndarray:
+        """How far each shift (N, 2) is from the one its unit-mates made this activation (0: none made)."""
+        if prior_shift is None:
+            return np.zeros(len(xy))
+        return np.hypot(xy[:, 0] - prior_shift[0], xy[:, 1] - prior_shift[1])
+
     # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
     # unit-mates made this activation, first: the preferences between readings as good, below)
-    off_prior = (
-        np.hypot(shifts[:, 0] - prior_shift[0], shifts[:, 1] - prior_shift[1])
-        if prior_shift is not None
-        else np.zeros(len(shifts))
-    )
     seen_before: set[tuple[float, float]] = set()
     candidates = []
-    for h in np.lexsort((off_prior, unseen_leaving, np.round(bound, 3))):
+    for h in np.lexsort((off_prior(shifts), unseen_leaving, np.round(bound, 3))):
         key = (round(float(shifts[h, 0]), 2), round(float(shifts[h, 1]), 2))
         if key not in seen_before:
             seen_before.add(key)
@@ -679,14 +682,9 @@ def _group_assignment(
     tied = np.flatnonzero(totals - totals[best] < AMBIGUOUS_IN)
     if len(tied) > 1:
         settled = np.array([readings[k][1] for k in tied])
-        settled_off_prior = (
-            np.hypot(settled[:, 0] - prior_shift[0], settled[:, 1] - prior_shift[1])
-            if prior_shift is not None
-            else np.zeros(len(tied))
-        )
-        unseen = [i for i, m in enumerate(members) if m.unseen or m.placed]
+        unseen = [i for i, flag in enumerate(not_seen_leaving) if flag]
         leaving = np.array([sum(readings[k][2][i] < len(free) for i in unseen) for k in tied])
-        best = int(tied[np.lexsort((totals[tied], settled_off_prior, leaving))[0]])
+        best = int(tied[np.lexsort((totals[tied], off_prior(settled), leaving))[0]])
     _, (dx, dy), column, padded = readings[best]
     paired = [(i, int(column[i])) for i in range(len(members)) if column[i] < len(free)]
     assignment = {members[i].id: free[k] for i, k in paired}

@@ -591,6 +591,36 @@ def test_units_whose_models_come_down_0_3_inches_off_their_shift_keep_their_ids(
     assert kept >= 290, kept
 
 
+def test_lumps_moved_with_a_model_picked_up_earlier_and_a_mate_missed_keep_their_ids() -> None:
+    # Grinding-Annihilation, Formation Cohesion: a formation ends any kind of move as a single cohesive group. The
+    # models of a player's lump (not assigned to units yet) in a line or a block move 1-6", each put down 0.3" off
+    # the common shift on each axis. One of them was picked up earlier (not seen since) and is put down with the
+    # rest; the detector misses another's piece in this frame. Seeded: 194 formations of 4-6 models. The tracker
+    # before this gave every seen piece its own model in 129; this one in 161. Most of the rest are a line slid
+    # along by a gap, which the pieces explain as well without the picked-up model.
+    kept = drawn = 0
+    for seed in range(300):
+        move = _random_unit_move(seed, 0.3)
+        if move is None or len(move[0]) < 4:
+            continue
+        start, end, base = move
+        rng = np.random.default_rng(2000 + seed)
+        picked_up, missed = (f"a{k}" for k in rng.choice(len(start), 2, replace=False))
+        tracker = _one_unit("a", base, start)
+        tracker.placeholder_units = {"a"}
+        tracker.models[picked_up].gone = tracker.models[picked_up].lost = True
+        put = {f"a{k}": xy for k, xy in enumerate(end) if f"a{k}" != missed}
+        seen = [
+            {"x": x + rng.normal(0, 0.01), "y": y + rng.normal(0, 0.01), "base": base, "player": "red"}
+            for x, y in put.values()
+        ]
+        tracker.update(seen)
+        drawn += 1
+        kept += all(math.dist((tracker.models[mid].x, tracker.models[mid].y), xy) < 0.1 for mid, xy in put.items())
+    assert drawn == 194
+    assert kept >= 158, kept
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its
@@ -627,6 +657,34 @@ def test_a_casualty_is_asked_about_once_and_not_raised_by_a_model_moved_where_it
     update = tracker.update(dets_)
     assert sorted(mv.model for mv in update.moves) == ["b1", "b3", "b4"] and update.vanished == ("b2",)
     assert not tracker.models["b2"].guessed and not any(h.get("model") == "b2" for h in tracker.history)
+
+
+def test_a_model_picked_up_and_put_down_on_its_units_shift_is_that_model_not_a_mate_the_detector_missed() -> None:
+    # A player's lump (red models not assigned to units yet) from a rendered game. r1 was not seen for a while and
+    # is taken as picked up. Then its formation moves 2.3" and r1 is put down with it (Grinding-Annihilation,
+    # Formation Cohesion: a formation ends any kind of move as a single cohesive group), while the detector
+    # misses r4's piece in this frame. The piece 0.17" from where the formation's shift puts r1 is r1's. It was
+    # given to r4 instead, 1.3" off the shift its mates share, because a picked-up model seen again counted
+    # against a reading as if it were a casualty put back.
+    start = {"r1": (6.947, 48.181), "r2": (8.465, 48.07), "r3": (10.01, 48.655), "r4": (7.26, 49.524)}
+    start |= {"r5": (8.64, 49.49), "f1": (20.0, 40.0)}
+    tracker = IdentityTracker.from_scene(
+        {
+            "format": "tablesight-scene/1",
+            "units": [{"id": "red-found", "player": "red"}],
+            "models": [
+                {"id": mid, "unit": "red-found", "base": "28.5", "x": x, "y": y} for mid, (x, y) in start.items()
+            ],
+        }
+    )
+    tracker.placeholder_units = {"red-found"}  # as vision/live/identified.py sets it
+    tracker.models["r1"].gone = tracker.models["r1"].lost = True
+    put = {"r1": (9.391, 48.377), "r2": (10.742, 48.208), "r3": (12.283, 48.791), "r5": (10.921, 49.674)}
+    put["f1"] = start["f1"]
+    update = tracker.update([{"x": x, "y": y, "base": "28.5", "player": "red"} for x, y in put.values()])
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items() if mid in put} == put
+    assert update.vanished == ("r4",) and update.returned == ("r1",) and not update.uncertain
+    assert (tracker.models["r4"].x, tracker.models["r4"].y) != put["r1"]
 
 
 def test_a_model_picked_up_and_put_back_where_it_stood_keeps_its_id() -> None:

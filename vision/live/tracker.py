@@ -193,8 +193,11 @@ class IdentityTracker:
             # (the history of the whole game left out of the copy: a trial only adds to it)
             trial = copy.deepcopy(self, {id(self.history): []})._update(detections, unit, hidden, stays, block)
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
-            # a model picked up earlier counts as put back only where no model on the table accounts for the piece
-            unaccounted = len(trial.vanished) + len(trial.unexplained) + len(trial.returned)
+            # a model picked up earlier counts as put back only where no model on the table accounts for the piece,
+            # unless it came down with its unit-mates, on their shift (seen again as its unit moved on)
+            with_mates = _came_down_with_mates(trial.moves, trial.returned)
+            returned = [mid for mid in trial.returned if mid not in with_mates]
+            unaccounted = len(trial.vanished) + len(trial.unexplained) + len(returned)
             scores.append((unaccounted, round(moved_sq_in2, 3), k))
         unit, block, stays = readings[min(scores)[2]]
         return self._update(detections, unit, hidden, stays, block)
@@ -269,14 +272,27 @@ class IdentityTracker:
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.
         lost = [m for m in self.models.values() if m.lost and m.id not in matched]
+        now_shift = {}  # units matched as groups now: the shift of their models seen moving (the median)
+        for unit, start in starts.items():
+            shifts = [
+                (detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y)
+                for mid, (x, y) in start.items()
+                if mid in matched
+            ]
+            if len(shifts) >= 2:
+                now_shift[unit] = tuple(np.median(np.array(shifts, dtype=float), axis=0))
         options = []
         for m in lost:
-            # Where it was seen, or where its unit's moves since put it; and, left behind by a unit moving a model
-            # at a time, where the shift its unit-mates made this activation puts it.
+            # Where it was seen, or where its unit's moves since put it; left behind by a unit moving a model at a
+            # time, where the shift its unit-mates made this activation puts it; and, its unit moved now, where
+            # that move's shift puts it (a model picked up earlier put down with them, while the detector missed
+            # a mate: the piece is the one on the shift, not the mate's a gap off it).
             expected = [(m.x, m.y)]
             shift = self._activation_shift(m.unit)
             if shift is not None and not m.guessed:
                 expected.append((m.x + shift[0], m.y + shift[1]))
+            if m.unit in now_shift:
+                expected.append((m.x + now_shift[m.unit][0], m.y + now_shift[m.unit][1]))
             mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
             for j, d in enumerate(detections):
                 beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
@@ -733,6 +749,23 @@ def _play_out(
             break
     total = float(sum(padded[i, column[i]] for i in range(n_models)))
     return total, (dx, dy), column, padded
+
+
+def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) -> set[str]:
+    """The ``returned`` models (picked up earlier) whose move is within ``GROUP_REACH_IN`` of the median move of at
+    least two of their unit-mates that were on the table: put down with their unit as it moved, not put back."""
+    with_mates: set[str] = set()
+    for mid in returned:
+        own = next((mv for mv in moves if mv.model == mid), None)  # none: put back where it stood
+        if own is None:
+            continue
+        mates = [mv for mv in moves if mv.unit == own.unit and mv.model not in returned]
+        if len(mates) < 2:
+            continue
+        shift = np.median(np.array([np.subtract(mv.end, mv.start) for mv in mates]), axis=0)
+        if math.dist(np.subtract(own.end, own.start), shift) <= GROUP_REACH_IN:
+            with_mates.add(mid)
+    return with_mates
 
 
 def _radius_in(m: Tracked) -> float:

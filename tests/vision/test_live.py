@@ -621,6 +621,22 @@ def test_lumps_moved_with_a_model_picked_up_earlier_and_a_mate_missed_keep_their
     assert kept >= 158, kept
 
 
+def test_a_model_put_down_well_off_its_units_shift_is_picked_up_beside_where_its_mates_now_stand() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts five 25 mm models down
+    # about 4.4" on, one of them (a4) 1.2" off where the others' common shift would put it: beyond the reach of the
+    # unit's match (a rendered game, seed 46, 0.3" off on each axis). A model left without a piece is picked up
+    # again on a piece within 3" of a unit-mate, but that was measured from where the mates had stood, 3.1" from
+    # a4's piece: a4 was reported not seen and its piece unknown for the rest of the game.
+    start = {"a1": (15.723, 47.943), "a2": (16.735, 48.064), "a3": (17.786, 48.098), "a4": (15.667, 49.186)}
+    start["a5"] = (16.741, 49.221)
+    put = {"a1": (19.131, 50.361), "a2": (20.848, 50.132), "a3": (22.043, 50.239), "a4": (18.62, 51.715)}
+    put["a5"] = (21.038, 51.754)
+    tracker = _one_unit("a", "25", start)
+    update = tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in put.values()])
+    assert not update.desync and not update.vanished and not update.unexplained
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its

@@ -243,6 +243,7 @@ class IdentityTracker:
         uncertain: list[str] = []
         starts: dict[str, dict[str, tuple[float, float]]] = {}  # units matched as groups now: where they stood
         guesses: dict[str, dict[str, tuple[float, float]]] = {}  # ...and where their unseen models moved to
+        just_lost: set[str] = set()  # models seen where they stood that their unit's match left without a piece
         unmatched = [m for m in self.models.values() if m.id not in matched]
         # (after the activated unit, one whose activation is going on: a piece put down now is likelier its model's
         # than that of a model of another unit picked up earlier)
@@ -269,6 +270,8 @@ class IdentityTracker:
                 and (not self.models[mid].gone or self.models[mid].placed)
             }
             for m in members:
+                if m.id not in matched and m.id not in hidden and not (m.unseen or m.placed):
+                    just_lost.add(m.id)
                 m.lost = m.id not in matched and m.id not in hidden
         # Models lost in an earlier move, seen again where their unit's move should have put them.
         lost = [m for m in self.models.values() if m.lost and m.id not in matched]
@@ -293,11 +296,21 @@ class IdentityTracker:
                 expected.append((m.x + shift[0], m.y + shift[1]))
             if m.unit in now_shift:
                 expected.append((m.x + now_shift[m.unit][0], m.y + now_shift[m.unit][1]))
-            mates = [o for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
+            # (beside where its unit-mates stood, or stand now: on their pieces when matched in this update)
+            mates = [(o.x, o.y) for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
+            mates += [
+                (detections[matched[o.id]]["x"], detections[matched[o.id]]["y"])
+                for o in self.models.values()
+                if o.unit == m.unit and o.id != m.id and o.id in matched
+            ]
+            # (one its unit's match left without a piece just now: only near where that move put it, not anywhere
+            # beside its unit-mates)
+            reach_in = REACQUIRE_IN if m.id in just_lost else math.inf
             for j, d in enumerate(detections):
-                beside = min((math.hypot(d["x"] - o.x, d["y"] - o.y) for o in mates), default=math.inf)
-                if j not in used and beside <= REACQUIRE_IN and _size_cost(m.base, str(d["base"])) is not None:
-                    options.append((min(_cost(m, d, ex, ey) for ex, ey in expected), m.id, j))
+                beside = min((math.hypot(d["x"] - x, d["y"] - y) for x, y in mates), default=math.inf)
+                cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
+                if j not in used and beside <= REACQUIRE_IN and math.isfinite(cost) and cost <= reach_in:
+                    options.append((cost, m.id, j))
         options.sort()
         reacquired: set[str] = set()
         for cost, mid, j in options:
@@ -654,8 +667,9 @@ def _group_assignment(
 
     # Each translation a model and a piece make carries that model's offset from the common shift: re-estimated
     # from the models it brings within reach, and within twice that (two models put down off it either way).
-    dist = move_dist(shifts)
-    near = np.where(np.isfinite(extra)[None], dist, np.inf).argmin(axis=2)  # (H, M)
+    # (a piece of a size the model cannot be is no piece of its: a model with none is in no re-estimate)
+    dist = np.where(np.isfinite(extra)[None], move_dist(shifts), np.inf)
+    near = dist.argmin(axis=2)  # (H, M)
     nearest = np.take_along_axis(dist, near[:, :, None], axis=2)[:, :, 0]
     offsets = pieces[near] - at[None, :, :]  # (H, M, 2)
     refined = [

@@ -273,9 +273,10 @@ class IdentityTracker:
                 if m.id not in matched and m.id not in hidden and not (m.unseen or m.placed):
                     just_lost.add(m.id)
                 m.lost = m.id not in matched and m.id not in hidden
-        # Models lost in an earlier move, seen again where their unit's move should have put them.
+        # Models lost in an earlier move (or by their unit's match just now), seen again where their unit's move
+        # should have put them.
         lost = [m for m in self.models.values() if m.lost and m.id not in matched]
-        now_shift = {}  # units matched as groups now: the shift of their models seen moving (the median)
+        now_shift = {}  # units matched as groups now: the median move of their models paired to a piece
         for unit, start in starts.items():
             shifts = [
                 (detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y)

@@ -637,6 +637,23 @@ def test_a_model_put_down_well_off_its_units_shift_is_picked_up_beside_where_its
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
 
 
+def test_a_model_moved_first_of_its_crowded_unit_keeps_its_id_when_the_players_said_which_unit_moves() -> None:
+    # Grinding-Annihilation, Move Phase: the players activate u (they tell the page) and move its models one at a
+    # time, 28.5 mm models in two ranks, a3 first, 2.2" (a rendered game, seed 46). Each model and each piece
+    # make a guess at the unit's shift. The dozen played out, the likeliest by a lower bound, were five shifts
+    # (a gap or two along or across the ranks) made over by near-alike pieces, within 0.1" of one another; the
+    # one a3's piece makes was not among them: a3 was given a2's piece, a2 was taken for lost, and a3's piece was
+    # left to no model.
+    start = {"a1": (22.36, 40.31), "a2": (23.565, 40.054), "a3": (24.772, 40.107), "a4": (22.524, 41.568)}
+    start |= {"a5": (23.752, 41.539), "a6": (25.034, 41.43)}
+    put = dict(start) | {"a3": (26.62, 38.864)}
+    tracker = _one_unit("a", "28.5", start)
+    update = tracker.update([{"x": x, "y": y, "base": "28.5", "player": "red"} for x, y in put.values()], "a")
+    assert not update.desync and not update.uncertain
+    assert [(mv.model, round(mv.length_in, 2)) for mv in update.moves] == [("a3", 2.23)]
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its

@@ -61,6 +61,9 @@ AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is u
 NO_PIECE_COST_IN = 10.0  # a unit's model left without a piece costs more than any piece it could take
 STAY_PENALTY_IN = AMBIGUOUS_IN  # a unit's model read as still where it stood, when its unit moved: a little dearer
 PLAYED_OUT = 12  # guesses at a unit's common shift played out in full (the likeliest first)
+# ...each at least this far from the others: guesses nearer than that settle on the same shift, and a dozen of them
+# (the models of a crowded unit each made one) crowded out the one true guess of a unit moved a model at a time
+SAME_GUESS_IN = 0.2
 # A model not seen after its unit moved is guessed to have moved with it. Players put a unit's models down about
 # GROUP_TOLERANCE_IN off the unit's common shift, so the guess is taken to be as unsure (1 sigma).
 LOST_SIGMA_IN = GROUP_TOLERANCE_IN
@@ -695,12 +698,9 @@ def _group_assignment(
 
     # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
     # unit-mates made this activation, first: the preferences between readings as good, below)
-    seen_before: set[tuple[float, float]] = set()
-    candidates = []
+    candidates: list[int] = []
     for h in np.lexsort((off_prior(shifts), unseen_leaving, np.round(bound, 3))):
-        key = (round(float(shifts[h, 0]), 2), round(float(shifts[h, 1]), 2))
-        if key not in seen_before:
-            seen_before.add(key)
+        if all(math.dist(shifts[h], shifts[k]) > SAME_GUESS_IN for k in candidates):
             candidates.append(int(h))
         if len(candidates) == PLAYED_OUT:
             break

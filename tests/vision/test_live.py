@@ -701,15 +701,7 @@ def test_a_model_picked_up_and_put_down_on_its_units_shift_is_that_model_not_a_m
     # against a reading as if it were a casualty put back.
     start = {"r1": (6.947, 48.181), "r2": (8.465, 48.07), "r3": (10.01, 48.655), "r4": (7.26, 49.524)}
     start |= {"r5": (8.64, 49.49), "f1": (20.0, 40.0)}
-    tracker = IdentityTracker.from_scene(
-        {
-            "format": "tablesight-scene/1",
-            "units": [{"id": "red-found", "player": "red"}],
-            "models": [
-                {"id": mid, "unit": "red-found", "base": "28.5", "x": x, "y": y} for mid, (x, y) in start.items()
-            ],
-        }
-    )
+    tracker = _one_unit("red-found", "28.5", start)
     tracker.placeholder_units = {"red-found"}  # as vision/live/identified.py sets it
     tracker.models["r1"].gone = tracker.models["r1"].lost = True
     put = {"r1": (9.391, 48.377), "r2": (10.742, 48.208), "r3": (12.283, 48.791), "r5": (10.921, 49.674)}

@@ -198,8 +198,7 @@ class IdentityTracker:
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
             # a model picked up earlier counts as put back only where no model on the table accounts for the piece,
             # unless it came down with its unit-mates, on their shift (seen again as its unit moved on)
-            with_mates = _came_down_with_mates(trial.moves, trial.returned)
-            returned = [mid for mid in trial.returned if mid not in with_mates]
+            returned = set(trial.returned) - _came_down_with_mates(trial.moves, trial.returned)
             unaccounted = len(trial.vanished) + len(trial.unexplained) + len(returned)
             scores.append((unaccounted, round(moved_sq_in2, 3), k))
         unit, block, stays = readings[min(scores)[2]]
@@ -312,8 +311,10 @@ class IdentityTracker:
             reach_in = REACQUIRE_IN if m.id in just_lost else math.inf
             for j, d in enumerate(detections):
                 beside = min((math.hypot(d["x"] - x, d["y"] - y) for x, y in mates), default=math.inf)
+                if j in used or beside > REACQUIRE_IN:
+                    continue
                 cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
-                if j not in used and beside <= REACQUIRE_IN and math.isfinite(cost) and cost <= reach_in:
+                if math.isfinite(cost) and cost <= reach_in:
                     options.append((cost, m.id, j))
         options.sort()
         reacquired: set[str] = set()

@@ -654,6 +654,27 @@ def test_a_model_moved_first_of_its_crowded_unit_keeps_its_id_when_the_players_s
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
 
 
+def test_models_already_moved_in_their_activation_keep_their_pieces_when_the_last_one_is_not_seen() -> None:
+    # Grinding-Annihilation, Move Phase: the players activate u (they tell the page) and move its three 25 mm models
+    # one at a time, about 9.2" each (a rendered game, seed 49). a1 and a2 are put down; then a3 is moved too, and
+    # the detector misses its piece in that frame. a1's piece is 0.01" from where a1 was put down. It was given to
+    # a3 instead (an 11.3" move, 2.4" off the shift a1 and a2 made), and a1 was reported not seen: a mate kept where
+    # its activation put it cost a little more than a model moved with its unit (meant for a unit slid along its own
+    # line by one gap, not its rear model leapfrogged to the front). a1 and a3 then stayed swapped all game.
+    tracker = _one_unit("a", "25", {"a1": (32.512, 51.652), "a2": (33.586, 51.498), "a3": (34.928, 51.568)})
+    pieces = [(24.494, 47.153), (33.586, 51.498), (34.928, 51.568)]
+    tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in pieces], "a")
+    pieces = [(24.5, 47.152), (25.591, 46.993), (34.925, 51.568)]
+    tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in pieces], "a")
+    pieces = [(24.501, 47.152), (25.594, 46.995)]  # (a3 not among them)
+    update = tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in pieces], "a")
+    assert update.vanished == ("a3",) and not update.moves
+    assert [(m.x, m.y) for m in tracker.models.values()][:2] == [(24.494, 47.153), (25.591, 46.993)]
+    # a3 is shown where its mates' shift puts it (it stands at (26.932, 47.081)), marked not seen there.
+    a3 = tracker.models["a3"]
+    assert a3.guessed and math.dist((a3.x, a3.y), (26.932, 47.081)) < 0.05
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its

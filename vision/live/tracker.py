@@ -261,7 +261,9 @@ class IdentityTracker:
             ]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             shift = self._activation_shift(unit)
-            guessed = self._match_group(members, detections, matched, used, uncertain, shift)
+            guessed = self._match_group(
+                members, detections, matched, used, uncertain, shift, set(self._activation_moves(unit))
+            )
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
@@ -531,19 +533,24 @@ class IdentityTracker:
         is moving over several updates (a model at a time); None otherwise. Players move a unit keeping its
         formation, near enough, so a model of it whose piece cannot be told from a unit-mate's by the photo
         (two alike models out of sight, say) is more likely the one this shift puts there."""
-        if unit != self.moving_unit or unit not in self.activations:
-            return None
-        start = self.activations[unit]["from"]
-        shifts = [
-            (m.x - start[m.id][0], m.y - start[m.id][1])
-            for m in self.models.values()
-            if m.unit == unit and m.id in start and not m.unseen
-        ]
-        moved = [s for s in shifts if math.hypot(*s) > STAY_IN]
+        moved = list(self._activation_moves(unit).values())
         if not moved:
             return None
         dx, dy = np.median(np.array(moved), axis=0)
         return float(dx), float(dy)
+
+    def _activation_moves(self, unit: str) -> dict[str, tuple[float, float]]:
+        """The models of ``unit`` seen moved so far in its activation going on over several updates, and how far
+        each moved ({} when ``unit`` is not the one moving)."""
+        if unit != self.moving_unit or unit not in self.activations:
+            return {}
+        start = self.activations[unit]["from"]
+        shifts = {
+            m.id: (m.x - start[m.id][0], m.y - start[m.id][1])
+            for m in self.models.values()
+            if m.unit == unit and m.id in start and not m.unseen
+        }
+        return {mid: shift for mid, shift in shifts.items() if math.hypot(*shift) > STAY_IN}
 
     def _rematch_last_move(
         self,
@@ -609,12 +616,13 @@ class IdentityTracker:
         used: set[int],
         uncertain: list[str],
         shift: tuple[float, float] | None = None,
+        moved_before: set[str] | None = None,
     ) -> dict[str, tuple[float, float]]:
         """Match the models of one unit that moved to the free pieces (``shift``: what its unit-mates moved so far
-        this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
+        this activation, ``_activation_shift``; ``moved_before``: the models that made it). Returns where the unit's translation puts each model left
         without one (none when no model was seen: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
-        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift)
+        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift, moved_before)
         guesses = {}
         for m in members:
             if m.id in assignment:
@@ -632,6 +640,7 @@ def _group_assignment(
     detections: list[dict[str, Any]],
     free: list[int],
     prior_shift: tuple[float, float] | None = None,
+    moved_before: set[str] | None = None,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
     """The models of one unit that moved, matched to pieces among ``free``. Players move a unit's models by about
     one common shift, each put down a little off it, and may leave some where they stood (a model at a time). Each
@@ -640,7 +649,8 @@ def _group_assignment(
     the translation puts it, or to one still where it stood, with the least cost in all, and the translation
     re-estimated from the models it moved, until it settles. The reading that leaves the fewest models without a
     piece, at the least cost, is taken. Returns {model: piece}, the models whose piece could be another's, and the
-    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
+    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any; ``moved_before``:
+    the models that moved so far (where they stand is where the activation put them: no dearer to keep there)."""
     # models whose leaving the camera did not see (not seen where they stood, or added by the players)
     not_seen_leaving = [m.unseen or m.placed for m in members]
     hypotheses = [
@@ -652,6 +662,8 @@ def _group_assignment(
     ]
     if not hypotheses:
         return {}, set(), (0.0, 0.0)
+    if prior_shift is not None:  # (the shift its unit-mates made is a guess too: the models left on it not seen)
+        hypotheses.append((prior_shift[0], prior_shift[1], 0.0))
     table = np.array(hypotheses)
     shifts = table[:, :2]  # (H, 2)
     unseen_leaving = table[:, 2]  # a translation made by a model whose leaving the camera did not see
@@ -663,7 +675,9 @@ def _group_assignment(
     # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear
     # model leapfrogged to the front.
     at_dist = np.linalg.norm(at[:, None, :] - pieces[None, :, :], axis=2)  # (M, F)
-    stay_cost = np.where(at_dist <= STAY_IN, at_dist + extra + STAY_PENALTY_IN, np.inf)
+    # (a model moved earlier in this activation and still where it was put has done its move: no dearer)
+    penalty = np.array([0.0 if m.id in (moved_before or set()) else STAY_PENALTY_IN for m in members])
+    stay_cost = np.where(at_dist <= STAY_IN, at_dist + extra + penalty[:, None], np.inf)
 
     def move_dist(shift: np.ndarray) -> np.ndarray:
         """(H, M, F): how far each piece is from where each translation puts each model."""

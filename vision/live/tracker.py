@@ -261,9 +261,7 @@ class IdentityTracker:
             ]
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             shift = self._activation_shift(unit)
-            guessed = self._match_group(
-                members, detections, matched, used, uncertain, shift, set(self._activation_moves(unit))
-            )
+            guessed = self._match_group(members, detections, matched, used, uncertain, shift)
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
@@ -533,24 +531,19 @@ class IdentityTracker:
         is moving over several updates (a model at a time); None otherwise. Players move a unit keeping its
         formation, near enough, so a model of it whose piece cannot be told from a unit-mate's by the photo
         (two alike models out of sight, say) is more likely the one this shift puts there."""
-        moved = list(self._activation_moves(unit).values())
+        if unit != self.moving_unit or unit not in self.activations:
+            return None
+        start = self.activations[unit]["from"]
+        shifts = [
+            (m.x - start[m.id][0], m.y - start[m.id][1])
+            for m in self.models.values()
+            if m.unit == unit and m.id in start and not m.unseen
+        ]
+        moved = [s for s in shifts if math.hypot(*s) > STAY_IN]
         if not moved:
             return None
         dx, dy = np.median(np.array(moved), axis=0)
         return float(dx), float(dy)
-
-    def _activation_moves(self, unit: str) -> dict[str, tuple[float, float]]:
-        """The models of ``unit`` seen moved so far in its activation going on over several updates, and how far
-        each moved ({} when ``unit`` is not the one moving)."""
-        if unit != self.moving_unit or unit not in self.activations:
-            return {}
-        start = self.activations[unit]["from"]
-        shifts = {
-            m.id: (m.x - start[m.id][0], m.y - start[m.id][1])
-            for m in self.models.values()
-            if m.unit == unit and m.id in start and not m.unseen
-        }
-        return {mid: shift for mid, shift in shifts.items() if math.hypot(*shift) > STAY_IN}
 
     def _rematch_last_move(
         self,
@@ -616,13 +609,12 @@ class IdentityTracker:
         used: set[int],
         uncertain: list[str],
         shift: tuple[float, float] | None = None,
-        moved_before: set[str] | None = None,
     ) -> dict[str, tuple[float, float]]:
         """Match the models of one unit that moved to the free pieces (``shift``: what its unit-mates moved so far
-        this activation, ``_activation_shift``; ``moved_before``: the models that made it). Returns where the unit's translation puts each model left
+        this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
         without one (none when no model was seen: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
-        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift, moved_before)
+        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift)
         guesses = {}
         for m in members:
             if m.id in assignment:
@@ -640,7 +632,6 @@ def _group_assignment(
     detections: list[dict[str, Any]],
     free: list[int],
     prior_shift: tuple[float, float] | None = None,
-    moved_before: set[str] | None = None,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
     """The models of one unit that moved, matched to pieces among ``free``. Players move a unit's models by about
     one common shift, each put down a little off it, and may leave some where they stood (a model at a time). Each
@@ -649,8 +640,7 @@ def _group_assignment(
     the translation puts it, or to one still where it stood, with the least cost in all, and the translation
     re-estimated from the models it moved, until it settles. The reading that leaves the fewest models without a
     piece, at the least cost, is taken. Returns {model: piece}, the models whose piece could be another's, and the
-    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any; ``moved_before``:
-    the models that moved so far (where they stand is where the activation put them: no dearer to keep there)."""
+    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
     # models whose leaving the camera did not see (not seen where they stood, or added by the players)
     not_seen_leaving = [m.unseen or m.placed for m in members]
     hypotheses = [
@@ -662,8 +652,6 @@ def _group_assignment(
     ]
     if not hypotheses:
         return {}, set(), (0.0, 0.0)
-    if prior_shift is not None:  # (the shift its unit-mates made is a guess too: the models left on it not seen)
-        hypotheses.append((prior_shift[0], prior_shift[1], 0.0))
     table = np.array(hypotheses)
     shifts = table[:, :2]  # (H, 2)
     unseen_leaving = table[:, 2]  # a translation made by a model whose leaving the camera did not see
@@ -675,9 +663,7 @@ def _group_assignment(
     # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear
     # model leapfrogged to the front.
     at_dist = np.linalg.norm(at[:, None, :] - pieces[None, :, :], axis=2)  # (M, F)
-    # (a model moved earlier in this activation and still where it was put has done its move: no dearer)
-    penalty = np.array([0.0 if m.id in (moved_before or set()) else STAY_PENALTY_IN for m in members])
-    stay_cost = np.where(at_dist <= STAY_IN, at_dist + extra + penalty[:, None], np.inf)
+    stay_cost = np.where(at_dist <= STAY_IN, at_dist + extra + STAY_PENALTY_IN, np.inf)
 
     def move_dist(shift: np.ndarray) -> np.ndarray:
         """(H, M, F): how far each piece is from where each translation puts each model."""
@@ -711,6 +697,13 @@ def _group_assignment(
             return np.zeros(len(xy))
         return np.hypot(xy[:, 0] - prior_shift[0], xy[:, 1] - prior_shift[1])
 
+    def made_shift(column: list[int]) -> np.ndarray | None:
+        """The median of the moves a reading makes (models paired to a piece further than ``STAY_IN`` away), None
+        when it moves no model: then its settled translation says nothing, and is not weighed against the prior."""
+        moves = [pieces[c] - at[i] for i, c in enumerate(column) if c < len(free)]
+        moves = [xy for xy in moves if math.hypot(*xy) > STAY_IN]
+        return np.median(np.array(moves), axis=0) if moves else None
+
     # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
     # unit-mates made this activation, first: the preferences between readings as good, below)
     candidates: list[int] = []
@@ -727,11 +720,14 @@ def _group_assignment(
     # unit-mates made this activation, is the better guess. It is still reported unsure below.
     tied = np.flatnonzero(totals - totals[best] < AMBIGUOUS_IN)
     if len(tied) > 1:
-        settled = np.array([readings[k][1] for k in tied])
+        made = [made_shift(readings[k][2]) for k in tied]  # (a reading moving no model is off no shift)
+        settled = np.array([(prior_shift or (0.0, 0.0)) if xy is None else xy for xy in made])
         unseen = [i for i, flag in enumerate(not_seen_leaving) if flag]
         leaving = np.array([sum(readings[k][2][i] < len(free) for i in unseen) for k in tied])
         best = int(tied[np.lexsort((totals[tied], off_prior(settled), leaving))[0]])
     _, (dx, dy), column, padded = readings[best]
+    if made_shift(column) is None and prior_shift is not None:
+        dx, dy = prior_shift  # (no model seen moving now: those not seen moved as their unit-mates did)
     paired = [(i, int(column[i])) for i in range(len(members)) if column[i] < len(free)]
     assignment = {members[i].id: free[k] for i, k in paired}
     # A model is unsure when the unit's pieces fit nearly as well with its piece given to a unit-mate (swapped, or

@@ -658,9 +658,10 @@ def test_models_already_moved_in_their_activation_keep_their_pieces_when_the_las
     # Grinding-Annihilation, Move Phase: the players activate u (they tell the page) and move its three 25 mm models
     # one at a time, about 9.2" each (a rendered game, seed 49). a1 and a2 are put down; then a3 is moved too, and
     # the detector misses its piece in that frame. a1's piece is 0.01" from where a1 was put down. It was given to
-    # a3 instead (an 11.3" move, 2.4" off the shift a1 and a2 made), and a1 was reported not seen: a mate kept where
-    # its activation put it cost a little more than a model moved with its unit (meant for a unit slid along its own
-    # line by one gap, not its rear model leapfrogged to the front). a1 and a3 then stayed swapped all game.
+    # a3 instead (an 11.3" move, 2.4" off the shift a1 and a2 made), and a1 was reported not seen. The reading that
+    # keeps a1 and a2 where they were was the cheapest, but readings within 0.2" of it are weighed by how far their
+    # shift is from the one a1 and a2 made, and its shift, moving no model, was (0, 0). a1 and a3 then stayed
+    # swapped all game.
     tracker = _one_unit("a", "25", {"a1": (32.512, 51.652), "a2": (33.586, 51.498), "a3": (34.928, 51.568)})
     pieces = [(24.494, 47.153), (33.586, 51.498), (34.928, 51.568)]
     tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in pieces], "a")

@@ -676,6 +676,32 @@ def test_models_already_moved_in_their_activation_keep_their_pieces_when_the_las
     assert a3.guessed and math.dist((a3.x, a3.y), (26.932, 47.081)) < 0.05
 
 
+def test_which_model_made_a_piece_is_settled_by_the_shift_its_unit_mates_make_later_in_the_activation() -> None:
+    # Grinding-Annihilation, Move Phase: a unit of three 25 mm models moved one at a time, 0.3" off one common
+    # shift, not told which unit (a rendered game, seed 49). Two models left their places in one settled frame and
+    # one piece was seen, 6.5" from a2 and 4.8" from a3: either could have made it (reported unsure). a2 was given
+    # it. Then a1 moved 4.3", by a shift that puts a3 0.5" from that piece and a2 nowhere near: the activation
+    # matched again from where it began gives the piece to a3, and a2 is the model not seen.
+    start = {"a1": (23.783, 47.206), "a2": (25.029, 46.554), "a3": (26.625, 47.201)}
+    tracker = _one_unit("a", "25", start)
+    update = tracker.update(
+        [{"x": x, "y": y, "base": "25", "player": "red"} for x, y in [(23.787, 47.208), (30.866, 49.435)]]
+    )
+    assert update.uncertain and update.vanished  # one of a2 and a3 has the piece, the other is not seen
+    update = tracker.update(
+        [{"x": x, "y": y, "base": "25", "player": "red"} for x, y in [(27.555, 49.227), (30.866, 49.437)]]
+    )
+    models = tracker.models
+    assert (models["a1"].x, models["a1"].y) == (27.555, 49.227) and (models["a3"].x, models["a3"].y) == (30.866, 49.437)
+    assert models["a2"].lost and models["a2"].guessed and update.vanished == ("a2",)
+    assert math.dist((models["a2"].x, models["a2"].y), (28.772, 48.028)) < 0.8  # where it truly stands
+    # the history: each model's move once, from where the activation began; a2's estimated
+    moves = {h["model"]: h for h in tracker.history if h["event"] == "move"}
+    assert sorted(moves) == ["a1", "a2", "a3"] and len(tracker.history) == 3
+    assert moves["a3"]["from"] == list(start["a3"]) and moves["a3"]["length_in"] == pytest.approx(4.8, abs=0.01)
+    assert moves["a2"].get("estimated") and not moves["a3"].get("estimated")
+
+
 def test_a_model_put_down_beyond_its_units_shift_and_picked_up_beside_its_mates_is_not_also_guessed() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts one of three 50 mm models
     # down 1" off where the others' common shift would put it. No one translation brings it within reach of its

@@ -141,6 +141,8 @@ class IdentityTracker:
     # unit -> its latest activation as the rules read it: {"event": "move", "unit", "from": {model: [x, y]}}
     activations: dict[str, dict[str, Any]] = field(default_factory=dict)
     moving_unit: str | None = None  # the unit that moved last, alone: its activation may go on
+    # unit -> its models picked up (casualties, say) before its latest activation began: not of its formation
+    absent_at_activation: dict[str, set[str]] = field(default_factory=dict, repr=False)
     # Units that are no unit of the game: all of one player's models the players have not assigned yet
     # (vision/analyze.py: PLAYERS_MODELS). The rules move one unit at a time; such a "unit" is not one.
     placeholder_units: set[str] = field(default_factory=set)
@@ -219,6 +221,7 @@ class IdentityTracker:
         def moves_now(m: Tracked) -> bool:
             return m.unit == moving and (block is None or m.id in block)
 
+        gone_before = {mid for mid, m in self.models.items() if m.gone}
         matched: dict[str, int] = {}
         used: set[int] = set()
         held: set[str] = set()  # models the rules keep in place this update (not the moving unit)
@@ -330,6 +333,9 @@ class IdentityTracker:
             reacquired.add(self.models[mid].unit)
         for unit in sorted(reacquired - set(starts)):
             guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
+        for unit in starts:
+            if unit == self.moving_unit and unit in self.activations and unit not in self.placeholder_units:
+                self._rematch_activation(unit, detections, matched, used, uncertain, hidden, guesses)
         for unit, start in starts.items():
             self.last_move[unit] = (start, [])
         # Models picked up earlier, put back where they stood (or seen again once a hand held still has gone):
@@ -420,7 +426,7 @@ class IdentityTracker:
                 self.last_move.setdefault(move.unit, (starts[move.unit], []))[1].append(entry)
             elif move.unit in self.last_move:
                 self.last_move[move.unit][1].append(entry)
-        self._note_activations(moved_from)
+        self._note_activations(moved_from, gone_before)
         return TrackUpdate(
             tuple(moves),
             tuple(uncertain),
@@ -509,7 +515,7 @@ class IdentityTracker:
         self.last_move = {u: move for u, move in self.last_move.items() if u in held}
         self.moving_unit = None  # an activation goes on only within one unit as the players name it
 
-    def _note_activations(self, moved_from: dict[str, dict[str, tuple[float, float]]]) -> None:
+    def _note_activations(self, moved_from: dict[str, dict[str, tuple[float, float]]], gone_before: set[str]) -> None:
         """The rules judge a move from where each of the unit's models stood when it was activated. A unit
         moved over several settled frames (one model at a time, say), with no other unit moving between, is
         one activation: it keeps the places it started from."""
@@ -523,6 +529,7 @@ class IdentityTracker:
                 "from": {mid: [round(x, 4), round(y, 4)] for mid, (x, y) in start.items()},
                 "source": "camera",
             }
+            self.absent_at_activation[unit] = gone_before & set(start)
         if moved_from:
             self.moving_unit = next(iter(moved_from)) if len(moved_from) == 1 else None
 
@@ -600,6 +607,65 @@ class IdentityTracker:
                 m.x, m.y = start[mid]
                 guesses[mid] = (m.x + dx, m.y + dy)
         return guesses
+
+    def _rematch_activation(
+        self,
+        unit: str,
+        detections: list[dict[str, Any]],
+        matched: dict[str, int],
+        used: set[int],
+        uncertain: list[str],
+        hidden: set[str],
+        guesses: dict[str, dict[str, tuple[float, float]]],
+    ) -> None:
+        """``unit``, moved a model at a time over several updates, has a model not seen now. Which model made a piece
+        may have been a coin toss in an earlier update (two alike models left their places in one settled frame, one
+        piece seen), and the shift the models seen since have made settles it. Match the whole activation again,
+        from where its models stood when it began, on the pieces they hold now and the free ones. Taken when that
+        holds every piece they hold now and pairs them otherwise, sure of each model it pairs otherwise (no reading
+        as good gives it another piece: a coin toss is not tossed again). The activation's moves are then taken out of the
+        history and made again from where it began (one move each), and the models still not seen are guessed on
+        its shift."""
+        start = {
+            mid: (float(x), float(y))
+            for mid, (x, y) in self.activations[unit]["from"].items()
+            if mid in self.models and (mid in matched or mid not in self.absent_at_activation.get(unit, set()))
+        }
+        held_now = {mid: matched[mid] for mid in start if mid in matched}
+        if len(held_now) < 2 or all(mid in held_now or mid in hidden for mid in start):
+            return
+        members = [
+            Tracked(**{**vars(self.models[mid]), "x": x, "y": y, "lost": False, "guessed": False})
+            for mid, (x, y) in start.items()
+        ]
+        free = list(held_now.values()) + [j for j in range(len(detections)) if j not in used]
+        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free)
+        changed = {mid for mid in start if assignment.get(mid) != held_now.get(mid)}
+        if not changed or changed & unsure or not set(held_now.values()) <= set(assignment.values()):
+            return
+        made = []  # this activation's moves in the history: the moves of this unit since another unit's
+        for entry in reversed(self.history):
+            if entry.get("event") != "move" or entry.get("unit") != unit:
+                break
+            made.append(id(entry))
+        self.history[:] = [e for e in self.history if id(e) not in made]
+        used.difference_update(held_now.values())
+        guesses[unit] = {}
+        for mid, (x, y) in start.items():
+            m = self.models[mid]
+            m.x, m.y = x, y
+            self.guessed_moves.pop(mid, None)
+            matched.pop(mid, None)
+            if mid in uncertain:
+                uncertain.remove(mid)
+            if mid in assignment:
+                matched[mid] = assignment[mid]
+                used.add(assignment[mid])
+                if mid in unsure:
+                    uncertain.append(mid)
+            else:
+                m.lost = mid not in hidden
+                guesses[unit][mid] = (x + dx, y + dy)
 
     def _match_group(
         self,

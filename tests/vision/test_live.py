@@ -621,6 +621,70 @@ def test_lumps_moved_with_a_model_picked_up_earlier_and_a_mate_missed_keep_their
     assert kept >= 158, kept
 
 
+def _random_activation(
+    seed: int,
+) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], str, list[list[str]], str]:
+    """A unit of 3-6 alike models (a line, or two ranks) moved 3-8" a model at a time, each put down 0.3" off the
+    common shift on each axis, in a random order; at one step two models leave their places in one settled frame.
+    Returns where they stood and end, the base, the models moved at each settled frame, and one of the two (the
+    detector misses its piece from then on)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    base = str(rng.choice(["25", "32"]))
+    across_in = float(base) / 25.4
+    gap_in = across_in + rng.uniform(0.1, 0.5)
+    per_rank = n if n <= 3 or rng.random() < 0.5 else math.ceil(n / 2)
+    start = {f"a{k}": (20 + (k % per_rank) * gap_in, 20 + (k // per_rank) * gap_in) for k in range(n)}
+    angle = rng.uniform(0, 2 * math.pi)
+    shift = np.array([math.cos(angle), math.sin(angle)]) * rng.uniform(3, 8)
+    end: dict[str, tuple[float, float]] = {}
+    for mid, xy in start.items():
+        for _ in range(50):  # put down clear of the bases already down and of those still waiting
+            x, y = np.array(xy) + shift + rng.normal(0, 0.3, 2)
+            if all(math.dist((x, y), q) > across_in + 0.05 for q in [*end.values(), *start.values()]):
+                end[mid] = (float(x), float(y))
+                break
+    order = [str(mid) for mid in rng.permutation(list(start))]
+    two = int(rng.integers(0, n - 1))
+    missed = order[two + int(rng.integers(0, 2))]
+    steps = [order[:two], [order[two], order[two + 1]], order[two + 2 :]]
+    frames = [[mid] for mid in steps[0]] + [steps[1]] + [[mid] for mid in steps[2]]
+    return start, end, base, frames, missed
+
+
+def test_a_unit_moved_a_model_at_a_time_with_two_leaving_at_once_and_one_missed_keeps_its_ids() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move, and a player moves a unit's models one at
+    # a time (not told which unit). Seeded: 200 units drawn, 192 put down clear of one another. At one step two
+    # models leave in one settled frame and the detector misses one of them from then on: which made the piece seen
+    # is a coin toss, settled (or not) by the shift the models moved later make. The tracker before this session
+    # gave every seen piece its own model at the end in 162; this one in 179, and none it kept is lost. Most of the
+    # rest are a line slid along by a gap, which the pieces explain as well the other way round.
+    kept = drawn = 0
+    for seed in range(200):
+        start, end, base, frames, missed = _random_activation(seed)
+        if len(end) < len(start):
+            continue
+        rng = np.random.default_rng(1000 + seed)
+        tracker = _one_unit("a", base, start)
+        now = dict(start)
+        for movers in frames:
+            now |= {mid: end[mid] for mid in movers}
+            seen = [
+                {"x": x + rng.normal(0, 0.01), "y": y + rng.normal(0, 0.01), "base": base, "player": "red"}
+                for mid, (x, y) in now.items()
+                if not (mid == missed and now[mid] == end[mid])
+            ]
+            tracker.update(seen)
+        drawn += 1
+        kept += all(
+            math.dist((tracker.models[mid].x, tracker.models[mid].y), xy) < 0.1
+            for mid, xy in end.items()
+            if mid != missed
+        )
+    assert drawn == 192
+    assert kept >= 176, kept
+
+
 def test_a_model_put_down_well_off_its_units_shift_is_picked_up_beside_where_its_mates_now_stand() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player puts five 25 mm models down
     # about 4.4" on, one of them (a4) 1.2" off where the others' common shift would put it: beyond the reach of the

@@ -623,9 +623,10 @@ class IdentityTracker:
         piece seen), and the shift the models seen since have made settles it. Match the whole activation again,
         from where its models stood when it began, on the pieces they hold now and the free ones. Taken when that
         holds every piece they hold now and pairs them otherwise, sure of each model it pairs otherwise (no reading
-        as good gives it another piece: a coin toss is not tossed again). The activation's moves are then taken out of the
-        history and made again from where it began (one move each), and the models still not seen are guessed on
-        its shift."""
+        as good gives it another piece: a coin toss is not tossed again), and when the moves as made so far are no
+        one formation's (a model put down beyond reach of the shift the others made) while its are. The moves of the models it pairs, and of
+        those it leaves without a piece, are then taken out of the history and made again from where the
+        activation began (one move each); a model left without a piece is guessed on its shift."""
         start = {
             mid: (float(x), float(y))
             for mid, (x, y) in self.activations[unit]["from"].items()
@@ -643,18 +644,25 @@ class IdentityTracker:
         changed = {mid for mid in start if assignment.get(mid) != held_now.get(mid)}
         if not changed or changed & unsure or not set(held_now.values()) <= set(assignment.values()):
             return
-        made = []  # this activation's moves in the history: the moves of this unit since another unit's
+        if _off_formation_in(start, detections, held_now) <= GROUP_REACH_IN:
+            return  # the moves as made so far are one formation's: the updates that made them saw more
+        if _off_formation_in(start, detections, assignment) > GROUP_REACH_IN:
+            return
+        redo = set(assignment) | changed
+        made = set()  # their moves in this activation: this unit's latest in the history, since another unit's
         for entry in reversed(self.history):
             if entry.get("event") != "move" or entry.get("unit") != unit:
                 break
-            made.append(id(entry))
+            if entry.get("model") in redo:
+                made.add(id(entry))
         self.history[:] = [e for e in self.history if id(e) not in made]
         used.difference_update(held_now.values())
-        guesses[unit] = {}
-        for mid, (x, y) in start.items():
+        guessed = guesses.setdefault(unit, {})
+        for mid in redo:
             m = self.models[mid]
-            m.x, m.y = x, y
+            m.x, m.y = start[mid]
             self.guessed_moves.pop(mid, None)
+            guessed.pop(mid, None)
             matched.pop(mid, None)
             if mid in uncertain:
                 uncertain.remove(mid)
@@ -665,7 +673,7 @@ class IdentityTracker:
                     uncertain.append(mid)
             else:
                 m.lost = mid not in hidden
-                guesses[unit][mid] = (x + dx, y + dy)
+                guessed[mid] = (m.x + dx, m.y + dy)
 
     def _match_group(
         self,
@@ -841,6 +849,19 @@ def _play_out(
             break
     total = float(sum(padded[i, column[i]] for i in range(n_models)))
     return total, (dx, dy), column, padded
+
+
+def _off_formation_in(
+    start: dict[str, tuple[float, float]], detections: list[dict[str, Any]], pairing: dict[str, int]
+) -> float:
+    """How far the furthest model that moved (paired to a piece beyond ``STAY_IN`` of where it stood) is from where
+    the median of their moves puts it: a unit keeps its formation, each model a little off one common shift."""
+    moves = [(detections[j]["x"] - start[mid][0], detections[j]["y"] - start[mid][1]) for mid, j in pairing.items()]
+    moves = [xy for xy in moves if math.hypot(*xy) > STAY_IN]
+    if not moves:
+        return 0.0
+    dx, dy = np.median(np.array(moves, dtype=float), axis=0)
+    return max(math.hypot(x - dx, y - dy) for x, y in moves)
 
 
 def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) -> set[str]:

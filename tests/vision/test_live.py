@@ -621,6 +621,22 @@ def test_lumps_moved_with_a_model_picked_up_earlier_and_a_mate_missed_keep_their
     assert kept >= 158, kept
 
 
+def test_a_pair_slid_along_its_line_with_its_rear_model_put_down_by_its_mates_old_place_is_all_moved() -> None:
+    # Grinding-Annihilation, Formation Cohesion: a formation ends any kind of move as a single cohesive group. Two
+    # 40 mm models of a player's lump (not assigned to units yet, not told which moved) slide 2.4" along their line,
+    # each put down 0.3" off the common shift on each axis (a rendered game, seed 51): the rear one lands 0.24" from
+    # where the front one stood, within the 0.25" a model still where it stood is read. Read as "the front one still,
+    # the rear one leapfrogged 4.6"" (0.24" off plus 0.2") it was cheaper than both moved, 0.9" apart off their
+    # common shift; the two stayed swapped all game. A still model is read again within 0.04", so being read 0.24"
+    # from where it stood weighs 4x.
+    tracker = _one_unit("a", "40", {"a1": (18.526, 13.533), "a2": (20.756, 14.005)})
+    tracker.placeholder_units = {"a"}
+    put = {"a1": (20.988, 13.943), "a2": (23.15, 13.511)}
+    update = tracker.update([{"x": x, "y": y, "base": "40", "player": "red"} for x, y in put.values()])
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put
+    assert sorted((mv.model, round(mv.length_in, 1)) for mv in update.moves) == [("a1", 2.5), ("a2", 2.4)]
+
+
 def _random_activation(
     seed: int,
 ) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], str, list[list[str]], str]:

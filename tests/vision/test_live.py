@@ -637,6 +637,24 @@ def test_a_pair_slid_along_its_line_with_its_rear_model_put_down_by_its_mates_ol
     assert sorted((mv.model, round(mv.length_in, 1)) for mv in update.moves) == [("a1", 2.5), ("a2", 2.4)]
 
 
+def test_a_model_not_seen_stays_put_while_its_unit_moves_a_model_at_a_time() -> None:
+    # Grinding-Annihilation, Move Phase: the players activate u (they tell the page) and move its three 25 mm models
+    # one at a time (a rendered game, seed 49). a3 stands where the camera cannot see it (shown where its unit's last
+    # move put it, marked not seen). a1 moves 3.9" while a2 is read still where it stood: a3 was guessed to move with
+    # a1, then again with a2 (7.9" from where it stood), and two estimated moves went into the history. Nothing shows
+    # a3 left: it stays shown where it was until it is seen.
+    tracker = _one_unit("a", "25", {"a1": (24.494, 47.153), "a2": (25.591, 46.993), "a3": (26.922, 47.065)})
+    tracker.models["a3"].lost = tracker.models["a3"].guessed = True
+    for pieces in ([(21.803, 50.023), (25.594, 46.986)], [(21.805, 50.02), (22.888, 49.867)]):
+        update = tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in pieces], "a")
+        assert update.vanished == ("a3",) and (tracker.models["a3"].x, tracker.models["a3"].y) == (26.922, 47.065)
+    assert [h["model"] for h in tracker.history] == ["a1", "a2"]
+    pieces = [(21.805, 50.019), (22.877, 49.863), (24.235, 49.953)]
+    update = tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in pieces], "a")
+    assert not update.vanished and (tracker.models["a3"].x, tracker.models["a3"].y) == (24.235, 49.953)
+    assert [(h["model"], round(h["length_in"], 2)) for h in tracker.history][-1] == ("a3", 3.94)
+
+
 def _random_activation(
     seed: int,
 ) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], str, list[list[str]], str]:

@@ -268,6 +268,13 @@ class IdentityTracker:
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             shift = self._activation_shift(unit)
             guessed = self._match_group(members, detections, matched, used, uncertain, shift)
+            # A mate read still where it stood: the unit moved part of itself (a model at a time), so a model not
+            # seen where it stood before now is not known to have moved with this part.
+            partly = any(
+                m.id in matched
+                and math.hypot(detections[matched[m.id]]["x"] - m.x, detections[matched[m.id]]["y"] - m.y) <= STAY_IN
+                for m in members
+            )
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
@@ -276,6 +283,7 @@ class IdentityTracker:
                 if unit not in self.placeholder_units
                 and unit not in stayed
                 and (not self.models[mid].gone or self.models[mid].placed)
+                and not (self.models[mid].unseen and partly)
             }
             for m in members:
                 if m.id not in matched and m.id not in hidden and not (m.unseen or m.placed):
@@ -541,19 +549,24 @@ class IdentityTracker:
         is moving over several updates (a model at a time); None otherwise. Players move a unit keeping its
         formation, near enough, so a model of it whose piece cannot be told from a unit-mate's by the photo
         (two alike models out of sight, say) is more likely the one this shift puts there."""
-        if unit != self.moving_unit or unit not in self.activations:
-            return None
-        start = self.activations[unit]["from"]
-        shifts = [
-            (m.x - start[m.id][0], m.y - start[m.id][1])
-            for m in self.models.values()
-            if m.unit == unit and m.id in start and not m.unseen
-        ]
-        moved = [s for s in shifts if math.hypot(*s) > STAY_IN]
+        moved = list(self._activation_moves(unit).values())
         if not moved:
             return None
         dx, dy = np.median(np.array(moved), axis=0)
         return float(dx), float(dy)
+
+    def _activation_moves(self, unit: str) -> dict[str, tuple[float, float]]:
+        """The models of ``unit`` seen moved so far in its activation going on over several updates, and how far
+        each moved ({} when ``unit`` is not the one moving)."""
+        if unit != self.moving_unit or unit not in self.activations:
+            return {}
+        start = self.activations[unit]["from"]
+        shifts = {
+            m.id: (m.x - start[m.id][0], m.y - start[m.id][1])
+            for m in self.models.values()
+            if m.unit == unit and m.id in start and not m.unseen
+        }
+        return {mid: shift for mid, shift in shifts.items() if math.hypot(*shift) > STAY_IN}
 
     def _rematch_last_move(
         self,

@@ -640,9 +640,10 @@ class IdentityTracker:
         from where its models stood when it began, on the pieces they hold now and the free ones. Taken when that
         holds every piece they hold now and pairs them otherwise, sure of each model it pairs otherwise (no reading
         as good gives it another piece: a coin toss is not tossed again), and when the moves as made so far are no
-        one formation's (a model put down beyond reach of the shift the others made) while its are. The moves of the models it pairs, and of
-        those it leaves without a piece, are then taken out of the history and made again from where the
-        activation began (one move each); a model left without a piece is guessed on its shift."""
+        one formation's (a model put down beyond reach of the shift the others made) while its are. The moves of
+        the models it pairs, and of those it leaves without a piece, are then taken out of the history and made
+        again from where the activation began (one move each); a model left without a piece is guessed on its
+        shift."""
         start = {
             mid: (float(x), float(y))
             for mid, (x, y) in self.activations[unit]["from"].items()
@@ -751,7 +752,8 @@ def _group_assignment(
     extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
     # A model may also be paired to a piece still where it stood (moved a model at a time, the rest wait), at a
     # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear
-    # model leapfrogged to the front.
+    # model leapfrogged to the front. (Its distance from where it stood weighs ``STAY_WEIGHT`` times: still, it is
+    # read again within hundredths of an inch.)
     at_dist = np.linalg.norm(at[:, None, :] - pieces[None, :, :], axis=2)  # (M, F)
     stay_cost = np.where(at_dist <= STAY_IN, STAY_WEIGHT * at_dist + extra + STAY_PENALTY_IN, np.inf)
 

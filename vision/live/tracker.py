@@ -275,12 +275,26 @@ class IdentityTracker:
                 and math.hypot(detections[matched[m.id]]["x"] - m.x, detections[matched[m.id]]["y"] - m.y) <= STAY_IN
                 for m in members
             )
+            # A player's lump of models moved one block, none of it read still: a model of it seen where it stood
+            # until now, beside a model that moved (its chain's gap), moved with them, as a unit's would.
+            movers = [m for m in members if m.id in matched]
+            beside_movers = {
+                m.id
+                for m in members
+                if block is not None
+                and not partly
+                and m.id not in matched
+                and not m.unseen
+                and any(
+                    math.dist((m.x, m.y), (o.x, o.y)) - _radius_in(m) - _radius_in(o) <= BLOCK_GAP_IN for o in movers
+                )
+            }
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
                 mid: xy
                 for mid, xy in guessed.items()
-                if unit not in self.placeholder_units
+                if (unit not in self.placeholder_units or mid in beside_movers)
                 and unit not in stayed
                 and (not self.models[mid].gone or self.models[mid].placed)
                 and not (self.models[mid].unseen and partly)

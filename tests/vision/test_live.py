@@ -374,6 +374,23 @@ def test_a_model_missed_beside_the_models_of_its_players_lump_that_moved_togethe
     assert [h.get("estimated", False) for h in tracker.history if h["model"] == "a3"] == [True]
 
 
+def test_a_piece_left_by_a_lumps_move_goes_to_the_model_just_missed_not_to_a_casualty_that_stood_nearer() -> None:
+    # Focal Point, Removing Models: "remove models to represent casualties". a5, of red's lump (no units assigned),
+    # was removed as a casualty. Then four of its 25 mm models move about 2.6" together (0.3" off on each axis; a
+    # rendered game, seed 55); a2 comes down 1.5" off their shift and its base is read as 28.5 mm. Its piece, 1.15"
+    # from where a2 stood, went to the casualty, 1.07" from where a5 had stood: a model picked up earlier is put back
+    # where it stood (within its own base) or on its unit's shift, not anywhere near its old place.
+    start = {"a1": (5.214, 26.926), "a2": (6.826, 26.507), "a3": (7.906, 27.364), "a4": (5.047, 28.731)}
+    tracker = _one_unit("red-found", "25", start | {"a5": (6.876, 28.634)})
+    tracker.placeholder_units = {"red-found"}
+    tracker.models["a5"].gone = tracker.models["a5"].lost = True
+    put = {"a1": (5.691, 29.509), "a2": (7.178, 27.613), "a3": (8.355, 29.822), "a4": (5.439, 31.314)}
+    seen = [{"x": x, "y": y, "base": "28.5" if mid == "a2" else "25", "player": "red"} for mid, (x, y) in put.items()]
+    update = tracker.update(seen)
+    assert {mid: (tracker.models[mid].x, tracker.models[mid].y) for mid in put} == put
+    assert update.vanished == ("a5",) and not update.returned
+
+
 @pytest.mark.parametrize("a4_at_x", [11.0, 14.0])  # a in coherency (a 2" chain), and a4 3" adrift of its mates
 def test_a_players_unassigned_models_that_move_together_keep_their_ids(a4_at_x: float) -> None:
     # No units assigned (watch without --deployment): all red models are one lump, so no unit can be read as the

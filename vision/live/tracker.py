@@ -321,7 +321,8 @@ class IdentityTracker:
             # time, where the shift its unit-mates made this activation puts it; and, its unit moved now, where
             # that move's shift puts it (a model picked up earlier put down with them, while the detector missed
             # a mate: the piece is the one on the shift, not the mate's a gap off it).
-            expected = [(m.x, m.y)]
+            # (one picked up earlier is put back where it stood within its own base, below: nearer only on a shift)
+            expected = [] if m.gone else [(m.x, m.y)]
             shift = self._activation_shift(m.unit)
             if shift is not None and not m.guessed:
                 expected.append((m.x + shift[0], m.y + shift[1]))
@@ -341,7 +342,7 @@ class IdentityTracker:
                 beside = min((math.hypot(d["x"] - x, d["y"] - y) for x, y in mates), default=math.inf)
                 if j in used or beside > REACQUIRE_IN:
                     continue
-                cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
+                cost = min((_cost(m, d, ex, ey) for ex, ey in expected), default=math.inf)
                 if math.isfinite(cost) and cost <= reach_in:
                     options.append((cost, m.id, j))
         options.sort()

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -277,13 +278,11 @@ class IdentityTracker:
             )
             # A player's lump of models moved one block, none of it read still: a model of it seen where it stood
             # until now, beside a model that moved (its chain's gap), moved with them, as a unit's would.
-            movers = [m for m in members if m.id in matched]
+            movers = [m for m in members if m.id in matched] if block is not None and not partly else []
             beside_movers = {
                 m.id
                 for m in members
-                if block is not None
-                and not partly
-                and m.id not in matched
+                if m.id not in matched
                 and not m.unseen
                 and any(
                     math.dist((m.x, m.y), (o.x, o.y)) - _radius_in(m) - _radius_in(o) <= BLOCK_GAP_IN for o in movers
@@ -328,6 +327,8 @@ class IdentityTracker:
                 expected.append((m.x + shift[0], m.y + shift[1]))
             if m.unit in now_shift:
                 expected.append((m.x + now_shift[m.unit][0], m.y + now_shift[m.unit][1]))
+            if not expected:
+                continue
             # (beside where its unit-mates stood, or stand now: on their pieces when matched in this update)
             mates = [(o.x, o.y) for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
             mates += [
@@ -342,7 +343,7 @@ class IdentityTracker:
                 beside = min((math.hypot(d["x"] - x, d["y"] - y) for x, y in mates), default=math.inf)
                 if j in used or beside > REACQUIRE_IN:
                     continue
-                cost = min((_cost(m, d, ex, ey) for ex, ey in expected), default=math.inf)
+                cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
                 if math.isfinite(cost) and cost <= reach_in:
                     options.append((cost, m.id, j))
         options.sort()
@@ -564,24 +565,16 @@ class IdentityTracker:
         is moving over several updates (a model at a time); None otherwise. Players move a unit keeping its
         formation, near enough, so a model of it whose piece cannot be told from a unit-mate's by the photo
         (two alike models out of sight, say) is more likely the one this shift puts there."""
-        moved = list(self._activation_moves(unit).values())
-        if not moved:
-            return None
-        dx, dy = np.median(np.array(moved), axis=0)
-        return float(dx), float(dy)
-
-    def _activation_moves(self, unit: str) -> dict[str, tuple[float, float]]:
-        """The models of ``unit`` seen moved so far in its activation going on over several updates, and how far
-        each moved ({} when ``unit`` is not the one moving)."""
         if unit != self.moving_unit or unit not in self.activations:
-            return {}
+            return None
         start = self.activations[unit]["from"]
-        shifts = {
-            m.id: (m.x - start[m.id][0], m.y - start[m.id][1])
+        shifts = [
+            (m.x - start[m.id][0], m.y - start[m.id][1])
             for m in self.models.values()
             if m.unit == unit and m.id in start and not m.unseen
-        }
-        return {mid: shift for mid, shift in shifts.items() if math.hypot(*shift) > STAY_IN}
+        ]
+        shift = _median_move(shifts)
+        return None if shift is None else (float(shift[0]), float(shift[1]))
 
     def _rematch_last_move(
         self,
@@ -807,9 +800,7 @@ def _group_assignment(
     def made_shift(column: list[int]) -> np.ndarray | None:
         """The median of the moves a reading makes (models paired to a piece further than ``STAY_IN`` away), None
         when it moves no model: then its settled translation says nothing, and is not weighed against the prior."""
-        moves = [pieces[c] - at[i] for i, c in enumerate(column) if c < len(free)]
-        moves = [xy for xy in moves if math.hypot(*xy) > STAY_IN]
-        return np.median(np.array(moves), axis=0) if moves else None
+        return _median_move([pieces[c] - at[i] for i, c in enumerate(column) if c < len(free)])
 
     # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
     # unit-mates made this activation, first: the preferences between readings as good, below)
@@ -890,11 +881,16 @@ def _off_formation_in(
     """How far the furthest model that moved (paired to a piece beyond ``STAY_IN`` of where it stood) is from where
     the median of their moves puts it: a unit keeps its formation, each model a little off one common shift."""
     moves = [(detections[j]["x"] - start[mid][0], detections[j]["y"] - start[mid][1]) for mid, j in pairing.items()]
-    moves = [xy for xy in moves if math.hypot(*xy) > STAY_IN]
-    if not moves:
+    shift = _median_move(moves)
+    if shift is None:
         return 0.0
-    dx, dy = np.median(np.array(moves, dtype=float), axis=0)
-    return max(math.hypot(x - dx, y - dy) for x, y in moves)
+    return max(math.hypot(x - shift[0], y - shift[1]) for x, y in moves if math.hypot(x, y) > STAY_IN)
+
+
+def _median_move(moves: Sequence[Sequence[float]]) -> np.ndarray | None:
+    """The median of the moves beyond ``STAY_IN`` (models read still where they stood made none); None: none."""
+    moved = [xy for xy in moves if math.hypot(xy[0], xy[1]) > STAY_IN]
+    return np.median(np.array(moved, dtype=float), axis=0) if moved else None
 
 
 def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) -> set[str]:

@@ -28,11 +28,13 @@ from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import analyze, make_detector
+from vision.evaluate import SEEN_RIM_SHARE
 from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.tracker import IdentityTracker
 from vision.synth.table import render_table
+from vision.terrain import footprint_under, terrain_footprints
 
 GAME = "grinding-annihilation"
 IDENTITY_RADIUS_IN = 0.25  # a tracked model is right if its id sits within this of that model's true place
@@ -128,6 +130,28 @@ def move_steps(
     return [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
 
 
+def players_terrain(
+    how: str, scene: dict[str, Any], detector: Any, empty: np.ndarray, frame: Any
+) -> list[dict[str, Any]] | None:
+    """The terrain the players give watch (``--terrain``): 'found' as find-terrain finds it on the empty table, each
+    piece taking the kind and height of the true piece it overlaps most (the players' to give), its walls' lean
+    taken out; 'true': the true scene's; 'none': no terrain (bases on hills read as if on the mat)."""
+    if how == "none":
+        return None
+    if how == "true":
+        return list(scene["terrain"])
+    pieces = []
+    for k, seen in enumerate(terrain_footprints(detector, empty, frame)):
+        true = max(scene["terrain"], key=lambda t: seen.intersection(shapely.Polygon(t["polygon"])).area, default=None)
+        if true is None or not seen.intersects(shapely.Polygon(true["polygon"])):
+            continue  # no piece there: the players would not give it a kind
+        height = float(true["height_in"])
+        foot = footprint_under(seen, height, frame)
+        ring = [[float(x), float(y)] for x, y in list(foot.exterior.coords)[:-1]]
+        pieces.append({"id": f"t{k + 1}", "kind": true["kind"], "polygon": ring, "height_in": height})
+    return pieces
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=4)
@@ -180,6 +204,14 @@ def main() -> None:
         help="as watch --deployment runs it: the players' scene of the deployment (the true one here) laid over the "
         "first frame analysed (ids, units and bases by place), and no one tells the tracker which unit moves",
     )
+    parser.add_argument(
+        "--terrain",
+        default="found",
+        choices=("found", "true", "none"),
+        help="the terrain given to each analysis (bases on hills are put on top): found on the empty table (as "
+        "find-terrain finds it, each piece's kind and height given by the players: the true ones here), the true "
+        "scene's, or none (as every run before session 69)",
+    )
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
     camera = camera_spec(args.camera) if args.camera else None
@@ -198,6 +230,7 @@ def main() -> None:
     frame = calibrate(empty, first.layout, lens)
     detector = make_detector("auto")
     reference = detector.prepare(empty, frame)
+    terrain = players_terrain(args.terrain, scene, detector, empty, frame)
     players = {p["id"]: p["color"] for p in scene["players"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}
     player_of_unit = {u["id"]: u["player"] for u in scene["units"]}
@@ -220,11 +253,17 @@ def main() -> None:
     tracker: IdentityTracker | None = None
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     model_frames = right = same_piece = identity = guessed = 0
+    # How much of each model's base rim the camera sees in the still table shown now (vision/synth/table.py), and
+    # in the one last analysed: a base behind a tall wall is in no photo, and its id can only be guessed there.
+    rim_in_view: dict[str, float] = dict(first.rim_visible)
+    rim_analysed: dict[str, float] = dict(first.rim_visible)
+    frames_in_view = identity_in_view = 0
     analysed: dict[str, tuple[float, float]] = dict(truth)  # the table as it stood at the last update
     radius_of = {m["id"]: base_semi_axes_in(m["base"])[1] for m in scene["models"]}
     false_updates = hand_frames = 0
     recorded: list[dict[str, Any]] = []
     expected: list[tuple[str, float, tuple[float, float], tuple[float, float]]] = []  # model, length, from, to
+    seen_ends: list[bool] = []  # per expected move: its model's base in the camera's view at both ends
     analyse_ms: list[float] = []
     starts_off: list[list[float]] = []  # per activation: how far each model's recorded start is from its true one
     inferred_counts: dict[str, int] = {}  # settled frames: the unit the frame shows moved, right / none / wrong
@@ -237,11 +276,14 @@ def main() -> None:
         return nearest == mid and math.hypot(table[mid][0] - x, table[mid][1] - y) <= radius_of[mid]
 
     def settled(photo: np.ndarray, active: str | None) -> None:
-        nonlocal tracker, analysed
+        nonlocal tracker, analysed, rim_analysed
         analysed = dict(truth)
+        rim_analysed = dict(rim_in_view)
         t0 = time.perf_counter()
         deployment = tracker is None  # later frames: the tracker knows the sizes, as in watch and the page
-        result = analyze(photo, first.layout, None, frame, lens, GAME, players, None, reference, detector, deployment)
+        result = analyze(
+            photo, first.layout, None, frame, lens, GAME, players, terrain, reference, detector, deployment
+        )
         analyse_ms.append((time.perf_counter() - t0) * 1e3)
         found = result.scene["models"]
         owner = {u["id"]: u["player"] for u in result.scene["units"]}
@@ -301,7 +343,7 @@ def main() -> None:
                     )
 
     def score() -> None:
-        nonlocal model_frames, right, same_piece, identity, guessed
+        nonlocal model_frames, right, same_piece, identity, guessed, frames_in_view, identity_in_view
         if tracker is None:
             return
         for mid, (x, y) in truth.items():
@@ -311,6 +353,9 @@ def main() -> None:
             right += math.hypot(tx - x, ty - y) <= IDENTITY_RADIUS_IN
             same_piece += on_own_piece(mid, tx, ty)
             identity += on_own_piece(mid, tx, ty, analysed)
+            if rim_analysed.get(mid, 0.0) >= SEEN_RIM_SHARE:
+                frames_in_view += 1
+                identity_in_view += on_own_piece(mid, tx, ty, analysed)
             guessed += tracked.lost
 
     def show(photo: np.ndarray, active: str | None, hand: bool) -> None:
@@ -345,12 +390,15 @@ def main() -> None:
             removed.add(dead)
             del truth[dead]
             still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            rim_in_view = dict(still.rim_visible)
             for _ in range(args.still_frames):
                 show(noisy(still.image), biggest, False)
         ids = [m for m, u in unit_of.items() if u == unit and m not in removed]
         if not ids:
             continue
         before = dict(truth)
+        rim_before = dict(rim_in_view)
+        first_move = len(expected)
         expected += [(i, math.dist(positions[i], before[i]), before[i], positions[i]) for i in ids]
         for step in move_steps(ids, before, positions, args.model_at_a_time):
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
@@ -360,16 +408,22 @@ def main() -> None:
             show(noisy(hand.image), unit, True)
             truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
             still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            rim_in_view = dict(still.rim_visible)
             for _ in range(args.still_frames):
                 show(noisy(still.image), unit, False)
+        seen_ends += [  # the camera saw the model's base where it stood before and where it came down
+            rim_before.get(mid, 0.0) >= SEEN_RIM_SHARE and rim_in_view.get(mid, 0.0) >= SEEN_RIM_SHARE
+            for mid, *_ in expected[first_move:]
+        ]
         # The activation as the rules read it (the scene's history): where each model stood when it began.
         started = tracker.activations.get(tracker_unit[unit], {}).get("from", {}) if tracker is not None else {}
         starts_off.append([math.dist(started.get(i, (math.inf, 0.0)), before[i]) for i in ids])
 
     # Each true move against the recorded one of the same model, in order.
     errors, signed, sigmas, missing = [], [], [], 0
+    within_seen = 0  # moves of a base the camera saw at both ends, recorded within 0.05"
     pending = list(recorded)
-    for mid, length, true_from, true_to in expected:
+    for (mid, length, true_from, true_to), seen_both in zip(expected, seen_ends, strict=True):
         k = next((j for j, h in enumerate(pending) if h["model"] == mid), None)
         if k is None:
             missing += 1
@@ -378,6 +432,7 @@ def main() -> None:
             continue
         signed.append(pending[k]["length_in"] - length)
         errors.append(abs(signed[-1]))
+        within_seen += seen_both and errors[-1] <= 0.05
         sigmas.append(pending[k]["length_sigma_in"])
         if args.trace and errors[-1] > 0.05:
             h = pending[k]
@@ -398,6 +453,11 @@ def main() -> None:
         f"move put it"
     )
     print(
+        f"  of the models the camera sees (a quarter of the base's rim in view, as eval-vision's recall_seen) in the "
+        f"table last analysed: {identity_in_view}/{frames_in_view} = {identity_in_view / max(frames_in_view, 1):.2%}; "
+        f"the other {model_frames - frames_in_view} model-frames a base hidden (behind a wall, under a figure)"
+    )
+    print(
         f"  within 0.25\" of where the model stands now, every frame (so also late by the gate's wait after each "
         f"move): {right}/{model_frames} = {right / max(model_frames, 1):.2%}; on its own piece now: "
         f"{same_piece}/{model_frames} = {same_piece / max(model_frames, 1):.2%}"
@@ -413,6 +473,7 @@ def main() -> None:
         f'{within}/{len(expected)} within 0.05" (max error {max(errors, default=float("nan")):.3f}", '
         f'median {float(np.median(errors)) if errors else float("nan"):.3f}")'
     )
+    print(f'  of the moves of a base the camera sees at both ends: {within_seen}/{sum(seen_ends)} within 0.05"')
     # A bias would show here (a scale error in the calibration makes every move long or short alike).
     print(
         f'  recorded minus true length: mean {float(np.mean(signed)) if signed else float("nan"):+.4f}", '

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from eval_live_game import GAME, move_steps, script
+from eval_live_game import GAME, move_steps, players_terrain, script
 
 from calibration.lens import LensModel
+from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
@@ -54,6 +55,13 @@ def main() -> None:
     parser.add_argument(
         "--jitter", type=float, default=0.0, help="inches (1 sigma) each model is put down off its unit's shift"
     )
+    parser.add_argument(
+        "--terrain",
+        default="found",
+        choices=("found", "true", "none"),
+        help="the terrain the page is given (serve --terrain): found on the empty table, each piece's kind and "
+        "height the players' (the true ones here); the true scene's; or none (every run before session 69)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     first = render_table(args.seed, GAME, hard="crowded")
@@ -75,8 +83,17 @@ def main() -> None:
         while True:
             yield shown[-1]
 
+    detector = make_detector("auto")
+    terrain = players_terrain(args.terrain, scene, detector, first.empty, calibrate(first.empty, first.layout, lens))
     feed = CameraFeed(
-        lambda: IteratorSource(frames()), first.layout, "scripted camera", GAME, lens, players, make_detector("auto")
+        lambda: IteratorSource(frames()),
+        first.layout,
+        "scripted camera",
+        GAME,
+        lens,
+        players,
+        detector,
+        terrain=terrain,
     )
     folder = Path(tempfile.mkdtemp(prefix="page-game-"))
     session = GameSession(GameStore(folder / "game.sqlite"), feed.empty_scene())

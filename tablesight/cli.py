@@ -731,6 +731,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     detector = make_detector("auto", args.model, args.refiner)
     # a bad file fails here, clearly, before the camera is opened for the game
     deployment = load_deployment(args.deployment, args.game) if args.deployment else None
+    terrain = _terrain_file(args.terrain) if args.terrain else None
     events = watch(
         lambda: open_source(args.source, size_px),
         _layout_for(args),
@@ -745,6 +746,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         stale_wait_s=0.25 if live else 0.0,
         settle_set_up=live,  # a recording's first frame is its set-up
         deployment=deployment,
+        terrain=terrain,
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -777,6 +779,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         players = _players_for(args)
         detector = make_detector("auto", args.model, args.refiner)  # a missing model fails here, clearly
         hex_mat = parse_hex_mat(args.hex_mat) if args.hex_mat else None  # a malformed grid fails here, clearly
+        terrain = _terrain_file(args.terrain) if args.terrain else None  # a bad file fails here, clearly
         feed_factory = lambda: CameraFeed(  # noqa: E731
             lambda: open_source(args.camera, size_px),
             layout,
@@ -788,6 +791,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             args.model,
             hex_mat,
             settle_set_up=is_live(args.camera),  # a recording's first frame is its set-up
+            terrain=terrain,
         )
         adapting = _adapting_for(args)
     flux_factory = None
@@ -1289,6 +1293,12 @@ def build_parser() -> argparse.ArgumentParser:
         "scene with the units filled in), laid over the first frame read; without it each player's models are one lump",
     )
     wt.add_argument(
+        "--terrain",
+        default=None,
+        help="the table's terrain (find-terrain --out, with kinds and heights): bases on hills are placed on top "
+        "(else the --deployment file's terrain, if it has any)",
+    )
+    wt.add_argument(
         "--camera-size",
         default="1920x1080",
         help="a USB camera (an index) is asked for frames this size, WIDTHxHEIGHT (OpenCV would open it at 640x480)",
@@ -1322,6 +1332,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --camera: keep each confirmed round's photo and scene here (for tablesight adapt)",
     )
     sv.add_argument("--players", default=None, help="with --camera: team colours, red=#d33,blue=#36c")
+    sv.add_argument(
+        "--terrain",
+        default=None,
+        help="with --camera: the table's terrain (find-terrain --out, with kinds and heights); bases on hills are "
+        "placed on top",
+    )
     sv.add_argument(
         "--adapt-after",
         type=int,

@@ -87,6 +87,10 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         (["watch", "sample_images/games", "--deployment", "{missing}"], "{missing}: no such file"),
         (["watch", "sample_images/games", "--deployment", "{broken}"], "models[0].base: '33' is not a known base size"),
         (["watch", "sample_images/games", "--game", "onefinity", "--deployment", "{scene}"], "the deployment is of"),
+        # ...and so is the table's terrain (find-terrain --out), whose hills put the bases on them right
+        (["watch", "sample_images/games", "--terrain", "{missing}"], "{missing}: no such terrain file"),
+        (["watch", "sample_images/games", "--terrain", "README.md"], "README.md: not JSON"),
+        (["serve", "--camera", "sample_images/games", "--terrain", "{missing}"], "{missing}: no such terrain file"),
     ],
 )
 def test_errors_exit_2_with_a_message(

@@ -47,6 +47,7 @@ class CameraFeed:
         model_path: str | Path | None = None,
         hex_mat: dict[str, Any] | None = None,
         settle_set_up: bool = False,
+        terrain: list[dict[str, Any]] | None = None,
     ) -> None:
         self.source = ResilientSource(opener)
         self.still = StillTable() if settle_set_up else None  # a live camera's set-up waits for a still table
@@ -60,6 +61,7 @@ class CameraFeed:
         self.lens = lens
         self.players = players
         self.hex_mat = hex_mat  # the mat's hex grid in a game played in hexes (None: found at set-up)
+        self.terrain = terrain  # the players' terrain (find-terrain): bases on hills are put on top
         self.monitor = CalibrationMonitor(layout, lens)
         self.gate = MotionGate()
         self.reference: Reference | None = None
@@ -144,7 +146,7 @@ class CameraFeed:
                 self.lens,
                 self.game,
                 self.players,
-                None,
+                self.terrain,
                 self.reference,
                 self.detector,
                 mates_settle_sizes=deployment,  # later frames: the tracker knows the sizes

@@ -1476,3 +1476,53 @@ def test_watch_given_the_players_deployment_names_each_move_by_its_model_and_uni
     events, lumped = moves(None)
     assert {m["unit"] for m in lumped} == {"red-found"} and len(lumped) == 3
     assert not {m["model"] for m in lumped} & set(truth)
+
+
+def test_watch_given_the_tables_terrain_measures_a_move_off_a_hill_from_the_hilltop(tmp_path: Path) -> None:
+    # Issue 7, "every move recorded with its length": a unit standing on a 2" hill walks 6.5" off it. The camera
+    # sees each base's top, 2" higher there than on the mat, moved away from it by parallax; only given the hill
+    # (find-terrain's file, its kind and height the players': watch --terrain) is each base put back on the
+    # hilltop where it stands. Grinding-Annihilation, Movement: a model's move is measured from where it stood.
+    from calibration.lens import LensModel
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    table = render_table(27, "grinding-annihilation", hard="hills")  # u3 stands on t10, a hill 2" high
+    assert {m["id"]: m["z"] for m in table.scene["models"] if m["unit"] == "u3"} == {
+        "u3m3": 2.0,
+        "u3m4": 2.0,
+        "u3m5": 2.0,
+    }
+    truth = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    moved = {mid: ((x, y + 6.5) if mid.startswith("u3m") else (x, y)) for mid, (x, y) in truth.items()}
+    after = render_table(27, "grinding-annihilation", hard="hills", models_at=moved)
+    assert all(m["z"] == 0.0 for m in after.scene["models"])  # off the hill, on the mat
+    cv2.imwrite(str(tmp_path / "000.png"), table.empty)
+    for k in range(1, 9):
+        cv2.imwrite(str(tmp_path / f"{k:03d}.png"), (table if k < 5 else after).image)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+
+    def moves(terrain: list[dict[str, Any]] | None) -> list[tuple[float, float]]:
+        """Each move's start off the true start, and its length off the true 6.5" (inches)."""
+        events = watch(
+            lambda: FolderSource(tmp_path),
+            table.layout,
+            "grinding-annihilation",
+            lens,
+            players,
+            None,
+            5,
+            terrain=terrain,
+        )
+        found = [e.payload for e in events if e.kind == "move"]
+        assert len(found) == 3, found  # the three models of u3, nothing else
+        starts = [min(math.dist(m["from"], truth[t]) for t in ("u3m3", "u3m4", "u3m5")) for m in found]
+        return [(start, m["length_in"] - 6.5) for start, m in zip(starts, found, strict=True)]
+
+    on_hilltop = moves(table.scene["terrain"])
+    assert all(start <= 0.08 and abs(error) <= 0.08 for start, error in on_hilltop), on_hilltop
+    # Without the terrain the same bases were read 0.3" off, on the mat, and their moves 0.3" short.
+    on_the_mat = moves(None)
+    assert all(start >= 0.2 and error <= -0.2 for start, error in on_the_mat), on_the_mat

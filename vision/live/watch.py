@@ -63,6 +63,7 @@ def watch(
     sleep: Callable[[float], None] = time.sleep,
     settle_set_up: bool = False,
     deployment: dict[str, Any] | None = None,
+    terrain: list[dict[str, Any]] | None = None,
 ) -> Iterator[Event]:
     """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
     make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``).
@@ -73,7 +74,10 @@ def watch(
     live camera's set-up waits for the table to be still (``StillTable``); a recording's first frame is its set-up.
     ``deployment``: the players' units (``vision/live/deployment.py: load_deployment``), laid over the first
     frame analysed; None: each player's models are one lump, named by the camera's ids (the models of a lump
-    that moved together are matched as one unit: ``IdentityTracker.moved_blocks``), and no move is judged."""
+    that moved together are matched as one unit: ``IdentityTracker.moved_blocks``), and no move is judged.
+    ``terrain``: the table's pieces (``find-terrain --out``, kinds and heights given): a base on a hill is put on
+    its top (``vision.analyze.ground_positions``) and the rulings see the terrain; None: the deployment file's
+    terrain, if it has any."""
     from rules.common import QuestionError
     from rules.profiles import profile_for
     from rules.systems import SYSTEMS
@@ -107,6 +111,8 @@ def watch(
                 continue
             yield Event("ruling", ruling.to_json())
 
+    if terrain is None and deployment is not None:
+        terrain = list(deployment.get("terrain", [])) or None
     source = ResilientSource(opener)
     still = StillTable() if settle_set_up else None
     monitor = CalibrationMonitor(layout, lens)
@@ -193,7 +199,7 @@ def watch(
                     lens,
                     game,
                     players,
-                    None,
+                    terrain,
                     reference,
                     detector,
                     deploying,

@@ -64,6 +64,11 @@ STAY_PENALTY_IN = AMBIGUOUS_IN  # a unit's model read as still where it stood, w
 # ...and how far it is read from where it stood counts this many times over: a still model is read again within
 # 0.04" (p99 over the recorded games), a model put down strays ~0.4" off its unit's shift
 STAY_WEIGHT = 4.0
+# A model put down on the very spot (within ``STAY_IN``) a unit-mate stood, that mate then seen nowhere, is a
+# coincidence: likelier the mate is still there and the model came down out of sight. A reading that says so pays
+# this (more than the few stay penalties its mates read still save it).
+COINCIDENCE_IN = 1.0
+NO_SHIFT = (0.0, 0.0)  # a unit matched with none of its models seen moving, none before this activation either
 PLAYED_OUT = 12  # guesses at a unit's common shift played out in full (the likeliest first)
 # ...each at least this far from the others: guesses nearer than that settle on the same shift, and a dozen of them
 # (the models of a crowded unit each made one) crowded out the one true guess of a unit moved a model at a time
@@ -629,7 +634,8 @@ class IdentityTracker:
                 self.guessed_moves.pop(mid, None)
                 m = self.models[mid]
                 m.x, m.y = start[mid]
-                guesses[mid] = (m.x + dx, m.y + dy)
+                if (dx, dy) != NO_SHIFT:
+                    guesses[mid] = (m.x + dx, m.y + dy)
         return guesses
 
     def _rematch_activation(
@@ -698,7 +704,8 @@ class IdentityTracker:
                     uncertain.append(mid)
             else:
                 m.lost = mid not in hidden
-                guessed[mid] = (m.x + dx, m.y + dy)
+                if (dx, dy) != NO_SHIFT:
+                    guessed[mid] = (m.x + dx, m.y + dy)
 
     def _match_group(
         self,
@@ -713,7 +720,7 @@ class IdentityTracker:
         this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
         without one (none when no model was seen: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
-        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift)
+        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift, seen_where_they_stand=True)
         guesses = {}
         for m in members:
             if m.id in assignment:
@@ -721,7 +728,7 @@ class IdentityTracker:
                 used.add(assignment[m.id])
                 if m.id in unsure:
                     uncertain.append(m.id)
-            elif assignment:
+            elif assignment and (dx, dy) != NO_SHIFT:
                 guesses[m.id] = (m.x + dx, m.y + dy)
         return guesses
 
@@ -731,6 +738,7 @@ def _group_assignment(
     detections: list[dict[str, Any]],
     free: list[int],
     prior_shift: tuple[float, float] | None = None,
+    seen_where_they_stand: bool = False,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
     """The models of one unit that moved, matched to pieces among ``free``. Players move a unit's models by about
     one common shift, each put down a little off it, and may leave some where they stood (a model at a time). Each
@@ -739,11 +747,18 @@ def _group_assignment(
     the translation puts it, or to one still where it stood, with the least cost in all, and the translation
     re-estimated from the models it moved, until it settles. The reading that leaves the fewest models without a
     piece, at the least cost, is taken. Returns {model: piece}, the models whose piece could be another's, and the
-    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any."""
+    translation. ``prior_shift``: what the unit's models moved so far in this activation, if any.
+    ``seen_where_they_stand``: the members stand where the last update saw them (not rebuilt where their unit's
+    last move began): a piece on the spot of one seen there last is likelier that model still (``COINCIDENCE_IN``)."""
     # models whose leaving the camera did not see (not seen where they stood, or added by the players)
     not_seen_leaving = [m.unseen or m.placed for m in members]
     hypotheses = [
-        (detections[j]["x"] - m.x, detections[j]["y"] - m.y, float(not_seen_leaving[i]))
+        (
+            detections[j]["x"] - m.x,
+            detections[j]["y"] - m.y,
+            float(not_seen_leaving[i]),
+            float(all(math.hypot(detections[j]["x"] - o.x, detections[j]["y"] - o.y) > STAY_IN for o in members)),
+        )
         for i, m in enumerate(members)
         for j in free
         if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
@@ -754,6 +769,7 @@ def _group_assignment(
     table = np.array(hypotheses)
     shifts = table[:, :2]  # (H, 2)
     unseen_leaving = table[:, 2]  # a translation made by a model whose leaving the camera did not see
+    onto_new = table[:, 3] > 0  # ...made by a piece standing where no model of the unit stood (put down now)
     at = np.array([[m.x, m.y] for m in members])  # (M, 2)
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     # what each piece's size and colour, read against each model's, cost (inf: a size it cannot be)
@@ -804,14 +820,23 @@ def _group_assignment(
 
     # (among guesses as likely, those made by a model seen to leave its place, then those nearest the shift its
     # unit-mates made this activation, first: the preferences between readings as good, below)
+    # ...and more, until half as many are made by a piece put down now: the bound lets two models share a piece,
+    # and a unit's formation maps many of its models onto mates' places, whose guesses looked likeliest and crowded
+    # out the one true guess (a unit of six moved a model at a time, its one piece put down now played out by none).
+    order = np.lexsort((off_prior(shifts), unseen_leaving, np.round(bound, 3)))
+    put_down_now = [int(h) for h in order if h < len(onto_new) and onto_new[h]]
     candidates: list[int] = []
-    for h in np.lexsort((off_prior(shifts), unseen_leaving, np.round(bound, 3))):
-        if all(math.dist(shifts[h], shifts[k]) > SAME_GUESS_IN for k in candidates):
-            candidates.append(int(h))
-        if len(candidates) == PLAYED_OUT:
-            break
+    for pool, enough in ((order, PLAYED_OUT), (put_down_now, PLAYED_OUT // 2)):
+        members_of_pool = set(int(h) for h in pool)
+        for h in pool:
+            if sum(k in members_of_pool for k in candidates) >= enough:
+                break
+            if all(math.dist(shifts[h], shifts[k]) > SAME_GUESS_IN for k in candidates):
+                candidates.append(int(h))
     readings = [_play_out(shifts[h], at, pieces, extra, stay_cost) for h in candidates]
-    totals = np.array([r[0] for r in readings])
+    # (only a model seen where it stands: one not seen since its unit's last move was not seen to stay either)
+    seen_still = np.array([seen_where_they_stand and not flag for flag in not_seen_leaving])
+    totals = np.array([r[0] + COINCIDENCE_IN * _coincidences(r[2], at_dist, stay_cost, seen_still) for r in readings])
     best = int(np.argmin(totals))
     # Readings as good (one piece, two alike models that could have made it): the one giving pieces to fewer models
     # not seen where they stood (the camera saw the other leave its place), then the one nearest the shift its
@@ -824,8 +849,10 @@ def _group_assignment(
         leaving = np.array([sum(readings[k][2][i] < len(free) for i in unseen) for k in tied])
         best = int(tied[np.lexsort((totals[tied], off_prior(settled), leaving))[0]])
     _, (dx, dy), column, padded = readings[best]
-    if made_shift(column) is None and prior_shift is not None:
-        dx, dy = prior_shift  # (no model seen moving now: those not seen moved as their unit-mates did)
+    if made_shift(column) is None:
+        # No model seen moving now: those not seen moved as their unit-mates did this activation, or, none having
+        # moved, by no translation anyone made (the reading's guess at it is any pairing's, and says nothing).
+        dx, dy = prior_shift if prior_shift is not None else NO_SHIFT
     paired = [(i, int(column[i])) for i in range(len(members)) if column[i] < len(free)]
     assignment = {members[i].id: free[k] for i, k in paired}
     # A model is unsure when the unit's pieces fit nearly as well with its piece given to a unit-mate (swapped, or
@@ -834,12 +861,28 @@ def _group_assignment(
     unsure: set[str] = set()
     for i, k in paired:
         for i2 in range(len(members)):
-            if i2 != i and padded[i2, k] + padded[i, column[i2]] - own[i] - own[i2] < AMBIGUOUS_IN:
+            # (a mate left without a piece, moved onto where model i stands read still: a coincidence, above)
+            onto = COINCIDENCE_IN if seen_still[i] and column[i2] >= len(free) and at_dist[i, k] <= STAY_IN else 0.0
+            if i2 != i and padded[i2, k] + padded[i, column[i2]] + onto - own[i] - own[i2] < AMBIGUOUS_IN:
                 unsure.add(members[i].id)
     for k in tied:
         other = readings[k][2]
         unsure |= {members[i].id for i, c in paired if other[i] != c}
     return assignment, unsure, (dx, dy)
+
+
+def _coincidences(column: list[int], at_dist: np.ndarray, stay_cost: np.ndarray, seen_still: np.ndarray) -> int:
+    """How many models seen where they stand (``seen_still``) a reading (``column``: each model's piece, beyond the
+    pieces none) leaves without a piece while a unit-mate moved onto that spot (within ``STAY_IN``: their own piece,
+    read still)."""
+    n_models, n_pieces = at_dist.shape
+    pieceless = [i for i in range(n_models) if column[i] >= n_pieces and seen_still[i]]
+    moved_onto = [
+        k
+        for i, k in enumerate(column)
+        if k < n_pieces and not (np.isfinite(stay_cost[i, k]) and at_dist[i, k] <= STAY_IN)
+    ]
+    return sum(any(at_dist[i, k] <= STAY_IN for k in moved_onto) for i in pieceless)
 
 
 def _play_out(

@@ -205,14 +205,19 @@ class IdentityTracker:
         scores = []
         for k, (unit, block, stays) in enumerate(readings):
             # (the history of the whole game left out of the copy: a trial only adds to it)
-            trial = copy.deepcopy(self, {id(self.history): []})._update(detections, unit, hidden, stays, block)
+            tried = copy.deepcopy(self, {id(self.history): []})
+            trial = tried._update(detections, unit, hidden, stays, block)
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
+            # A model shown where its unit's shift guessed it, seen now, while a model seen until now is lost: a new
+            # piece beside that guess is no likelier it than the model that just left its place (for it).
+            seen_again = any(m.guessed and not tried.models[mid].unseen for mid, m in self.models.items())
+            newly_lost = sum(not self.models[mid].unseen for mid in trial.vanished) if seen_again else 0
             # a model picked up earlier counts as put back only where no model on the table accounts for the piece,
             # unless it came down with its unit-mates, on their shift (seen again as its unit moved on)
             returned = set(trial.returned) - _came_down_with_mates(trial.moves, trial.returned)
             unaccounted = len(trial.vanished) + len(trial.unexplained) + len(returned)
-            scores.append((unaccounted, round(moved_sq_in2, 3), k))
-        unit, block, stays = readings[min(scores)[2]]
+            scores.append((unaccounted, newly_lost, round(moved_sq_in2, 3), k))
+        unit, block, stays = readings[min(scores)[-1]]
         return self._update(detections, unit, hidden, stays, block)
 
     def _update(
@@ -293,13 +298,34 @@ class IdentityTracker:
                     math.dist((m.x, m.y), (o.x, o.y)) - _radius_in(m) - _radius_in(o) <= BLOCK_GAP_IN for o in movers
                 )
             }
+            # Its unit moving a model at a time (its mates moved earlier in this activation, none now), a model seen
+            # until now where it stood when the activation began, gone from there: its turn, put down out of sight,
+            # on its mates' shift. (One that moved already in this activation is not moved again: missed, rather.)
+            began = self.activations.get(unit, {}).get("from", {}) if shift is not None else {}
+            its_turn = (
+                set()
+                if shift is None
+                or any(
+                    m.id in matched
+                    and math.hypot(detections[matched[m.id]]["x"] - m.x, detections[matched[m.id]]["y"] - m.y) > STAY_IN
+                    for m in members
+                )
+                else {
+                    m.id
+                    for m in members
+                    if m.id not in matched
+                    and not (m.unseen or m.placed)
+                    and m.id in began
+                    and math.dist(began[m.id], (m.x, m.y)) <= STAY_IN
+                }
+            )
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
                 mid: xy
                 for mid, xy in guessed.items()
                 if (unit not in self.placeholder_units or mid in beside_movers)
-                and unit not in stayed
+                and (unit not in stayed or mid in its_turn)
                 and (not self.models[mid].gone or self.models[mid].placed)
                 and not (self.models[mid].unseen and partly)
             }
@@ -393,7 +419,13 @@ class IdentityTracker:
             d = detections[j]
             guess, from_sigma = self.guessed_moves.pop(mid, (None, 0.0))
             seen_sigma = float(d.get("sigma_in", 0.0))
-            if guess is not None and m.unit not in starts:
+            if guess is not None and math.dist(guess["from"], (d["x"], d["y"])) <= STAY_IN:
+                # Seen again where it stood before that guess (missed there, not moved): the guessed move is no move.
+                self.history[:] = [e for e in self.history if e is not guess]
+                for _, entries in self.last_move.values():
+                    entries[:] = [e for e in entries if e is not guess]
+                m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
+            elif guess is not None and m.unit not in starts:
                 # Seen again while its unit stood still: it is where that guessed move ended, give or take.
                 guess["to"] = [float(d["x"]), float(d["y"])]
                 guess["length_in"] = round(math.dist(guess["from"], guess["to"]), 4)
@@ -718,7 +750,7 @@ class IdentityTracker:
     ) -> dict[str, tuple[float, float]]:
         """Match the models of one unit that moved to the free pieces (``shift``: what its unit-mates moved so far
         this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
-        without one (none when no model was seen: no translation to go by)."""
+        without one (none when no model of it moved, now or earlier in its activation: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
         assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift, seen_where_they_stand=True)
         guesses = {}
@@ -728,7 +760,7 @@ class IdentityTracker:
                 used.add(assignment[m.id])
                 if m.id in unsure:
                     uncertain.append(m.id)
-            elif assignment and (dx, dy) != NO_SHIFT:
+            elif (dx, dy) != NO_SHIFT:
                 guesses[m.id] = (m.x + dx, m.y + dy)
         return guesses
 
@@ -764,8 +796,8 @@ def _group_assignment(
         if math.hypot(detections[j]["x"] - m.x, detections[j]["y"] - m.y) <= MAX_MOVE_IN
         and _size_cost(m.base, str(detections[j]["base"])) is not None
     ]
-    if not hypotheses:
-        return {}, set(), (0.0, 0.0)
+    if not hypotheses:  # no piece any of them could have come down on: they moved as their mates did, if any did
+        return {}, set(), prior_shift if prior_shift is not None else NO_SHIFT
     table = np.array(hypotheses)
     shifts = table[:, :2]  # (H, 2)
     unseen_leaving = table[:, 2]  # a translation made by a model whose leaving the camera did not see

@@ -261,7 +261,6 @@ def main() -> None:
     analysed: dict[str, tuple[float, float]] = dict(truth)  # the table as it stood at the last update
     radius_of = {m["id"]: base_semi_axes_in(m["base"])[1] for m in scene["models"]}
     false_updates = hand_frames = 0
-    recorded: list[dict[str, Any]] = []
     expected: list[tuple[str, float, tuple[float, float], tuple[float, float]]] = []  # model, length, from, to
     seen_ends: list[bool] = []  # per expected move: its model's base in the camera's view at both ends
     analyse_ms: list[float] = []
@@ -328,7 +327,6 @@ def main() -> None:
             settled_counts[0] += 1
             settled_counts[1] += math.hypot(tx - x, ty - y) <= IDENTITY_RADIUS_IN
             settled_counts[2] += on_own_piece(mid, tx, ty)
-        recorded.extend(h for h in tracker.history[len(recorded) :] if h.get("event") == "move")
         if args.trace:
             for mid, (x, y) in truth.items():
                 t = tracker.models[mid]
@@ -422,7 +420,8 @@ def main() -> None:
     # Each true move against the recorded one of the same model, in order.
     errors, signed, sigmas, missing = [], [], [], 0
     within_seen = 0  # moves of a base the camera saw at both ends, recorded within 0.05"
-    pending = list(recorded)
+    # (the history as the game ends: a move the tracker took back out, matched again or a guess seen not made, is none)
+    pending = [h for h in (tracker.history if tracker is not None else []) if h.get("event") == "move"]
     for (mid, length, true_from, true_to), seen_both in zip(expected, seen_ends, strict=True):
         k = next((j for j, h in enumerate(pending) if h["model"] == mid), None)
         if k is None:

@@ -425,8 +425,11 @@ class IdentityTracker:
                 for _, entries in self.last_move.values():
                     entries[:] = [e for e in entries if e is not guess]
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
-            elif guess is not None and m.unit not in starts:
-                # Seen again while its unit stood still: it is where that guessed move ended, give or take.
+            elif guess is not None and (
+                m.unit not in starts or math.dist((m.x, m.y), (d["x"], d["y"])) <= 2 * LOST_SIGMA_IN
+            ):
+                # Seen again while its unit stood still, or within the guess's 2 sigma as its unit moves on: it is
+                # where that guessed move ended, give or take (not a move of its own now, as long as the guess was off).
                 guess["to"] = [float(d["x"]), float(d["y"])]
                 guess["length_in"] = round(math.dist(guess["from"], guess["to"]), 4)
                 guess["length_sigma_in"] = round(math.hypot(from_sigma, seen_sigma), 4)

@@ -10,7 +10,9 @@ gone, hand there), then the table is still again with the unit moved 2-5" (``--s
 sensor noise; the motion gate waits for 3 still frames before it looks again). In round 2 one unit is moved into the middle of another unit (through a crowd).
 The pipeline is the one ``watch`` and the page's camera mode use: calibration, motion gate,
 analysis (the default detector) and the identity tracker told which unit is activated; the
-players confirm the deployment once (ids and units from the first settled frame).
+players confirm the deployment once (ids and units from the first settled frame). The players also give the
+table's terrain (``--terrain``, by default found on the empty table with the true kinds and heights: bases on hills are
+read on the hilltop, as ``watch --terrain`` reads them).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
   activated) against the truth, and each model's length moved, start to where the page shows it now;
 - hands: no update while a hand is over the table.
 
-Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3]``. Seeded; a few minutes.
+Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--terrain found|true|none]``.
+Seeded; a few minutes.
 """
 
 from __future__ import annotations

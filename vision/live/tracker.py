@@ -187,9 +187,10 @@ class IdentityTracker:
         # it: the activated unit, or a model the detector missed this frame) is tried, moved as one block (its
         # models matched together, so one landing where a mate stood is not taken for that mate) or a model at
         # a time (those still where they stood kept there), and so is any unit moving. Each trial runs on a
-        # copy. The reading taken leaves the fewest models and pieces unaccounted for, and of those moves the
-        # models least (the sum of squared move lengths: a unit slid along its own line 1.4" is not its rear
-        # model leapfrogging 6" while the rest stayed in their mates' places).
+        # copy. The reading taken leaves the fewest models and pieces unaccounted for, then (where it sees a guessed
+        # model again) loses the fewest models seen until now, and of those moves the models least (the sum of
+        # squared move lengths: a unit slid along its own line 1.4" is not its rear model leapfrogging 6" while the
+        # rest stayed in their mates' places).
         # A player's models not assigned to units yet are no unit to read: the models that moved together among
         # them (``moved_blocks``) are tried as one instead.
         movers: list[tuple[str, frozenset[str] | None]] = [

@@ -132,6 +132,18 @@ def move_steps(
     return [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
 
 
+def add_terrain_option(parser: argparse.ArgumentParser) -> None:
+    """``--terrain``: the terrain the players give each analysis (``players_terrain``)."""
+    parser.add_argument(
+        "--terrain",
+        default="found",
+        choices=("found", "true", "none"),
+        help="the terrain given to each analysis (bases on hills are put on top): found on the empty table (as "
+        "find-terrain finds it, each piece's kind and height given by the players: the true ones here), the true "
+        "scene's, or none (as every run before session 69)",
+    )
+
+
 def players_terrain(
     how: str, scene: dict[str, Any], detector: Any, empty: np.ndarray, frame: Any
 ) -> list[dict[str, Any]] | None:
@@ -206,14 +218,7 @@ def main() -> None:
         help="as watch --deployment runs it: the players' scene of the deployment (the true one here) laid over the "
         "first frame analysed (ids, units and bases by place), and no one tells the tracker which unit moves",
     )
-    parser.add_argument(
-        "--terrain",
-        default="found",
-        choices=("found", "true", "none"),
-        help="the terrain given to each analysis (bases on hills are put on top): found on the empty table (as "
-        "find-terrain finds it, each piece's kind and height given by the players: the true ones here), the true "
-        "scene's, or none (as every run before session 69)",
-    )
+    add_terrain_option(parser)
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
     camera = camera_spec(args.camera) if args.camera else None

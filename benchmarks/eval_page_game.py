@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from eval_live_game import GAME, move_steps, players_terrain, script
+from eval_live_game import GAME, add_terrain_option, move_steps, players_terrain, script
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
@@ -56,13 +56,7 @@ def main() -> None:
     parser.add_argument(
         "--jitter", type=float, default=0.0, help="inches (1 sigma) each model is put down off its unit's shift"
     )
-    parser.add_argument(
-        "--terrain",
-        default="found",
-        choices=("found", "true", "none"),
-        help="the terrain the page is given (serve --terrain): found on the empty table, each piece's kind and "
-        "height the players' (the true ones here); the true scene's; or none (every run before session 69)",
-    )
+    add_terrain_option(parser)
     args = parser.parse_args()
     started = time.perf_counter()
     first = render_table(args.seed, GAME, hard="crowded")

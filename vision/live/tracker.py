@@ -76,6 +76,10 @@ SAME_GUESS_IN = 0.2
 # A model not seen after its unit moved is guessed to have moved with it. Players put a unit's models down about
 # GROUP_TOLERANCE_IN off the unit's common shift, so the guess is taken to be as unsure (1 sigma).
 LOST_SIGMA_IN = GROUP_TOLERANCE_IN
+# A base partly hidden (under a hand left on the table, behind a wall) is read as a smaller base that fits inside it
+# (a 60 mm round one as a 60x35 oval). Such a piece no model explains is taken, as a last resort, for the model of
+# its player no piece explains, if it covers at least this share of that model's base.
+PARTIAL_AREA_MIN = 0.4
 
 
 @dataclass
@@ -155,6 +159,9 @@ class IdentityTracker:
     # Units that are no unit of the game: all of one player's models the players have not assigned yet
     # (vision/analyze.py: PLAYERS_MODELS). The rules move one unit at a time; such a "unit" is not one.
     placeholder_units: set[str] = field(default_factory=set)
+    # Models whose place was last read off a piece smaller than their base (``_match_partly_hidden``): the players
+    # are asked once to confirm, not again at every update that reads them the same way.
+    partly_seen: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -248,7 +255,7 @@ class IdentityTracker:
         for m in self.models.values():
             if (moves_now(m) and not moving_stays) or m.gone:
                 continue
-            reach = STAY_IN if moves_now(m) or moving is None else _own_base_in(m)
+            reach = _still_in(m) if moves_now(m) or moving is None else _own_base_in(m)
             stay += [(cost, m.id, j) for cost, j in _pieces_within(m, detections, reach)]
         for _, mid, j in sorted(stay):
             if mid not in matched and j not in used:
@@ -411,6 +418,7 @@ class IdentityTracker:
                 matched[mid] = j
                 used.add(j)
                 held.add(mid)
+        partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
             self.models[mid].gone = False
@@ -419,7 +427,7 @@ class IdentityTracker:
             m = self.models[mid]
             d = detections[j]
             guess, from_sigma = self.guessed_moves.pop(mid, (None, 0.0))
-            seen_sigma = float(d.get("sigma_in", 0.0))
+            seen_sigma = math.hypot(float(d.get("sigma_in", 0.0)), partial.get(mid, 0.0))
             if guess is not None and math.dist(guess["from"], (d["x"], d["y"])) <= STAY_IN:
                 # Seen again where it stood before that guess (missed there, not moved): the guessed move is no move.
                 self.history[:] = [e for e in self.history if e is not guess]
@@ -436,9 +444,13 @@ class IdentityTracker:
                 guess["length_sigma_in"] = round(math.hypot(from_sigma, seen_sigma), 4)
                 del guess["estimated"]
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
-            elif mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > STAY_IN:
+            elif mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > _still_in(m):
                 sigma = math.hypot(m.place_sigma_in, seen_sigma)
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"])), sigma))
+                m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
+            elif seen_sigma < m.measured_sigma_in / 2:
+                # Still, and read far surer than where it was put (its base partly hidden then, in full view now):
+                # the same place, better measured; no move.
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
             m.lost = m.guessed = m.placed = False
             m.uncertain = mid in uncertain
@@ -479,6 +491,13 @@ class IdentityTracker:
             messages.append(f"{len(unexplained)} piece(s) on the table match no known model - assign or remove them")
         if uncertain:
             messages.append(f"identity uncertain for {', '.join(uncertain)} - confirm which is which")
+        for mid, sigma in sorted(partial.items()):
+            if mid in self.partly_seen:
+                continue
+            messages.append(
+                f"{mid}: its {self.models[mid].base} base read as a {detections[matched[mid]]['base']} piece (partly "
+                f'hidden?), its place unsure by {sigma:.2f}" - confirm'
+            )
         for move in moves:
             entry = {
                 "event": "move",
@@ -494,6 +513,7 @@ class IdentityTracker:
                 self.last_move.setdefault(move.unit, (starts[move.unit], []))[1].append(entry)
             elif move.unit in self.last_move:
                 self.last_move[move.unit][1].append(entry)
+        self.partly_seen = set(partial)
         self._note_activations(moved_from, gone_before)
         return TrackUpdate(
             tuple(moves),
@@ -504,6 +524,58 @@ class IdentityTracker:
             tuple(messages),
             tuple(returned),
         )
+
+    def _match_partly_hidden(
+        self,
+        detections: list[dict[str, Any]],
+        matched: dict[str, int],
+        used: set[int],
+        held: set[str],
+        starts: dict[str, dict[str, tuple[float, float]]],
+        hidden: set[str],
+        now_shift: dict[str, tuple[float, float]],
+    ) -> dict[str, float]:
+        """The last resort: a model no piece explains takes a piece no model explains, of its player, that could be
+        its base partly hidden (``_partial_sigma_in``), the nearest to where it should be first. A model of a unit
+        that moved now looks beside its unit-mates' pieces (anywhere its move could take it, if none has one);
+        any other stayed, and looks within its own base. Adds to ``matched``, ``used`` and ``held``; returns each
+        model so matched and how unsure the piece's centre puts its own (1 sigma, inches)."""
+        options = []
+        for m in self.models.values():
+            if m.id in matched or m.id in hidden:
+                continue
+            moved_now = m.unit in starts
+            expected = [(m.x, m.y)]
+            for shift in (self._activation_shift(m.unit), now_shift.get(m.unit)):
+                if moved_now and shift is not None:
+                    expected.append((m.x + shift[0], m.y + shift[1]))
+            mates = [
+                (detections[j]["x"], detections[j]["y"])
+                for mid, j in matched.items()
+                if self.models[mid].unit == m.unit and moved_now
+            ]
+            for j, d in enumerate(detections):
+                sigma = _partial_sigma_in(m.base, str(d["base"]))
+                if j in used or sigma is None or d.get("player", m.player) != m.player:
+                    continue
+                dist = min(math.hypot(d["x"] - x, d["y"] - y) for x, y in expected)
+                if not moved_now:
+                    reach_ok = dist <= _own_base_in(m)
+                elif mates:
+                    reach_ok = min(math.hypot(d["x"] - x, d["y"] - y) for x, y in mates) <= REACQUIRE_IN
+                else:
+                    reach_ok = dist <= MAX_MOVE_IN
+                if reach_ok:
+                    options.append((dist, m.id, j, sigma, moved_now))
+        partial = {}
+        for _, mid, j, sigma, moved_now in sorted(options):
+            if mid not in matched and j not in used:
+                matched[mid] = j
+                used.add(j)
+                partial[mid] = sigma
+                if not moved_now:
+                    held.add(mid)
+        return partial
 
     def moved_units(self, detections: list[dict[str, Any]], hidden: set[str] | None = None) -> list[str]:
         """The units the frame shows moved, the most models moved first: each has a model that no piece of its
@@ -994,6 +1066,12 @@ def _radius_in(m: Tracked) -> float:
     return sum(base_semi_axes_in(m.base)) / 2
 
 
+def _still_in(m: Tracked) -> float:
+    """How far a piece may be read from a model and the model not have moved: the jitter, or twice how unsure its
+    place was measured where that is more (read off its base partly hidden: ``_match_partly_hidden``)."""
+    return max(STAY_IN, 2 * m.measured_sigma_in)
+
+
 def _own_base_in(m: Tracked) -> float:
     """How far a piece may be read from a model still in place and be that model: within its own base (bases
     cannot overlap), and never less than the jitter."""
@@ -1022,6 +1100,20 @@ def _size_cost(known: str, seen: str) -> float | None:
     if ratio > SIZE_RATIO_MAX:
         return None
     return SIZE_STEP_COST_IN * (1 + (ratio - 1) * 4)
+
+
+def _partial_sigma_in(known: str, seen: str) -> float | None:
+    """A piece read as ``seen`` that could be a base of size ``known`` partly hidden: a smaller base that fits
+    inside it (each semi-axis no longer, give or take a read's 5 %), covering ``PARTIAL_AREA_MIN`` of it at least, and
+    too far off to be the same base misread (``_size_cost``). Returns how unsure its centre puts the base's (1 sigma:
+    the true centre lies up to the difference of the two across-semi-axes off it, either way); None: it could not."""
+    if _size_cost(known, seen) is not None:
+        return None
+    big, small = base_semi_axes_in(known), base_semi_axes_in(seen)
+    fits = max(small) <= max(big) * 1.05 and min(small) <= min(big) * 1.05
+    if not fits or small[0] * small[1] < PARTIAL_AREA_MIN * big[0] * big[1]:
+        return None
+    return (max(big) - min(small)) / math.sqrt(3)
 
 
 def _cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:

@@ -469,10 +469,17 @@ def ground_positions(
     z = np.zeros(len(x))
     if frame.rvec is None or not len(x):
         return x, y, z
+    pixels = frame.table_to_image(np.c_[x, y])
     for piece in terrain:
         if piece.get("kind") == "hill":
-            z[shapely.contains_xy(shapely.Polygon(piece["polygon"]), x, y)] = float(piece["height_in"])
-    ground = frame.image_to_table(frame.table_to_image(np.c_[x, y]), z + BASE_HEIGHT_IN)
+            # A hill is a plateau: a top whose ray comes down to the plateau's height over the plateau stands on
+            # it (the plateau hides the mat beyond along that ray). Where the ray meets the mat says nothing: near
+            # the far edge it lies past the edge, by the hill's parallax, for a base standing on the hill.
+            height_in = float(piece["height_in"])
+            at_height = frame.image_to_table(pixels, height_in)
+            on_top = shapely.contains_xy(shapely.Polygon(piece["polygon"]), at_height[:, 0], at_height[:, 1])
+            z[on_top & (z < height_in)] = height_in
+    ground = frame.image_to_table(pixels, z + BASE_HEIGHT_IN)
     return ground[:, 0], ground[:, 1], z
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import shapely
 
 from calibration.layout import Layout
 from calibration.table_frame import TableFrame
@@ -79,3 +80,26 @@ def test_without_the_camera_pose_the_view_places_are_kept() -> None:
     frame = _frame(_camera(), pose=False)
     x, y, z = ground_positions(np.array([3.0, 12.0]), np.array([4.0, 20.0]), frame, [])
     np.testing.assert_array_equal(np.c_[x, y, z], [[3.0, 4.0, 0.0], [12.0, 20.0, 0.0]])
+
+
+def test_a_base_on_a_hill_by_its_far_edge_stands_on_the_hill_and_one_beside_its_near_edge_on_the_mat() -> None:
+    # A hill is a plateau (Grinding-Annihilation, Terrain: hills). The camera stands over (10.7, -2.4), 40" up; a
+    # 1.2" hill lies across the table's far half. A base's top on the hill by its far edge lies on a ray that meets
+    # the mat past that edge (by the hill's parallax, ~0.8" there): it was read as standing on the mat, 0.8" off.
+    # Bases on the mat beside either edge stay on the mat.
+    camera = _camera()
+    frame = _frame(camera)
+    hill = {"kind": "hill", "height_in": 1.2, "polygon": [[4, 14], [18, 14], [18, 21], [4, 21]]}
+    radius_in = 32 / 25.4 / 2 + 0.05
+    feet, ground_in = [], []
+    for x_in in (6.0, 11.0, 16.0):
+        feet += [(x_in, 21 - radius_in), (x_in, 14 + radius_in), (x_in, 14 - radius_in), (x_in, 23.0)]
+        ground_in += [1.2, 1.2, 0.0, 0.0]  # by the far edge, by the near edge, before the near edge, past the far
+    feet_in, z_true = np.array(feet), np.array(ground_in)
+    seen = frame.image_to_table(frame.table_to_image(feet_in, z_true + BASE_HEIGHT_IN))
+    # the parallax that misled the old reading: those rays meet the mat past the far edge
+    outline = shapely.Polygon(hill["polygon"])
+    assert not shapely.contains_xy(outline, seen[0::4, 0], seen[0::4, 1]).any()
+    x, y, z = ground_positions(seen[:, 0], seen[:, 1], frame, [hill])
+    np.testing.assert_array_equal(z, z_true)
+    np.testing.assert_allclose(np.c_[x, y], feet_in, atol=1e-6)

@@ -55,6 +55,10 @@ def legal(
             return False
         if shapely.Point(x, y).buffer(r + 0.05).intersects(blocked):
             return False
+        # A hill is a plateau: a base stands on it or beside it, never across its edge (as the renderer places
+        # bases; it draws one across the edge on the mat, where no reading of the photo would put it).
+        if shapely.Point(x, y).buffer(r + 0.05).intersects(table["hill_edges"]):
+            return False
         for oid, (ox, oy) in others.items():
             if math.hypot(x - ox, y - oy) < r + radius[oid] + 0.08:
                 return False
@@ -83,6 +87,9 @@ def script(
         "blocked": shapely.union_all(
             [shapely.Polygon(t["polygon"]) for t in scene["terrain"] if t["kind"] not in ("hill", "woods", "difficult")]
             + [shapely.Point(o["x"], o["y"]).buffer(0.9) for o in scene["objectives"]]
+        ),
+        "hill_edges": shapely.union_all(
+            [shapely.Polygon(t["polygon"]).boundary for t in scene["terrain"] if t["kind"] == "hill"]
         ),
     }
     out = []

@@ -1703,3 +1703,31 @@ def test_a_small_piece_is_no_big_base_partly_hidden() -> None:
     )
     assert update.vanished == ("u5m1",) and update.unexplained == (0, 1)
     assert (tracker.models["u5m1"].x, tracker.models["u5m1"].y) == (10.0, 10.0)
+
+
+def test_the_page_shows_a_base_read_in_part_as_its_model_not_as_a_new_piece() -> None:
+    # The page and watch follow the table through IdentifiedScenes. A 60 mm base put down half under a hand left on
+    # the table, read as a 60x35 oval (seed 52), was adopted as a new model ("new1") beside u5m1 shown where it
+    # had stood. It is u5m1, with its own 60 mm base, its place as unsure as the part seen allows.
+    from vision.live.identified import IdentifiedScenes
+
+    def scene(u5m1: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "format": "tablesight-scene/1",
+            "players": [{"id": "red"}, {"id": "blue"}],
+            "units": [{"id": "u5", "player": "red"}, {"id": "u2", "player": "blue"}],
+            "models": [
+                {"id": "u5m1", "unit": "u5", **u5m1},
+                {"id": "u2m1", "unit": "u2", "base": "60", "x": 11.49, "y": 9.84, "sigma_in": 0.02},
+            ],
+        }
+
+    identified = IdentifiedScenes()
+    identified.identify(scene({"base": "60", "x": 10.14, "y": 17.14, "sigma_in": 0.02}))
+    out, update = identified.identify(scene({"base": "60x35", "x": 9.62, "y": 13.29, "sigma_in": 0.02}))
+    assert update is not None and not update.desync
+    assert [m["id"] for m in out["models"]] == ["u5m1", "u2m1"]
+    u5m1 = out["models"][0]
+    assert (u5m1["base"], u5m1["x"], u5m1["y"]) == ("60", 9.62, 13.29) and u5m1["sigma_in"] == pytest.approx(
+        0.285, abs=0.005
+    )

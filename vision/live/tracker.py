@@ -287,13 +287,15 @@ class IdentityTracker:
             starts[unit] = {m.id: (m.x, m.y) for m in members}
             shift = self._activation_shift(unit)
             guessed = self._match_group(members, detections, matched, used, uncertain, shift)
+            # how far each member paired to a piece now was read from where it stood
+            read_off_in = [
+                math.hypot(detections[matched[m.id]]["x"] - m.x, detections[matched[m.id]]["y"] - m.y)
+                for m in members
+                if m.id in matched
+            ]
             # A mate read still where it stood: the unit moved part of itself (a model at a time), so a model not
             # seen where it stood before now is not known to have moved with this part.
-            partly = any(
-                m.id in matched
-                and math.hypot(detections[matched[m.id]]["x"] - m.x, detections[matched[m.id]]["y"] - m.y) <= STAY_IN
-                for m in members
-            )
+            partly = any(off <= STAY_IN for off in read_off_in)
             # A player's lump of models moved one block, none of it read still: a model of it seen where it stood
             # until now, beside a model that moved (its chain's gap), moved with them, as a unit's would.
             movers = [m for m in members if m.id in matched] if block is not None and not partly else []
@@ -309,24 +311,18 @@ class IdentityTracker:
             # Its unit moving a model at a time (its mates moved earlier in this activation, none now), a model seen
             # until now where it stood when the activation began, gone from there: its turn, put down out of sight,
             # on its mates' shift. (One that moved already in this activation is not moved again: missed, rather.)
-            began = self.activations.get(unit, {}).get("from", {}) if shift is not None else {}
-            its_turn = (
-                set()
-                if shift is None
-                or any(
-                    m.id in matched
-                    and math.hypot(detections[matched[m.id]]["x"] - m.x, detections[matched[m.id]]["y"] - m.y) > STAY_IN
-                    for m in members
-                )
-                else {
-                    m.id
-                    for m in members
-                    if m.id not in matched
-                    and not (m.unseen or m.placed)
-                    and m.id in began
-                    and math.dist(began[m.id], (m.x, m.y)) <= STAY_IN
-                }
-            )
+            began = self.activations.get(unit, {}).get("from", {})
+            mate_moves_now = any(off > STAY_IN for off in read_off_in)
+            its_turn = {
+                m.id
+                for m in members
+                if shift is not None
+                and not mate_moves_now
+                and m.id not in matched
+                and not (m.unseen or m.placed)
+                and m.id in began
+                and math.dist(began[m.id], (m.x, m.y)) <= STAY_IN
+            }
             # A player's whole army moves no model it did not see move; a model picked up before its unit moved (a
             # casualty) did not move with it; one the players placed and the camera has not seen yet did.
             guesses[unit] = {
@@ -549,11 +545,15 @@ class IdentityTracker:
             for shift in (self._activation_shift(m.unit), now_shift.get(m.unit)):
                 if moved_now and shift is not None:
                     expected.append((m.x + shift[0], m.y + shift[1]))
-            mates = [
-                (detections[j]["x"], detections[j]["y"])
-                for mid, j in matched.items()
-                if self.models[mid].unit == m.unit and moved_now
-            ]
+            mates = (
+                [
+                    (detections[j]["x"], detections[j]["y"])
+                    for mid, j in matched.items()
+                    if self.models[mid].unit == m.unit
+                ]
+                if moved_now
+                else []
+            )
             for j, d in enumerate(detections):
                 sigma = _partial_sigma_in(m.base, str(d["base"]))
                 if j in used or sigma is None or d.get("player", m.player) != m.player:

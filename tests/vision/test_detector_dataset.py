@@ -13,7 +13,7 @@ from calibration.table_frame import calibrate
 from vision.detect_learned import CLASSES, DETECT_PX_PER_IN
 from vision.evaluate import write_rendered
 from vision.synth.table import render_table
-from vision.training.dataset import boxes_from_truth, boxes_in_top_view, export_photoreal_tiles
+from vision.training.dataset import boxes_from_truth, boxes_in_top_view, export_dataset, export_photoreal_tiles, tiles
 
 
 def _as_array(boxes: list) -> np.ndarray:  # type: ignore[type-arg]
@@ -59,3 +59,25 @@ def test_a_folder_of_photos_with_their_truth_is_cut_into_labelled_tiles(tmp_path
     assert (values >= 0).all() and (values <= 1).all()
     # The table's round bases, objective markers and terrain are all labelled (it has no ovals).
     assert {int(r[0]) for r in rows} == {CLASSES.index(c) for c in ("round", "objective", "terrain")}
+
+
+def test_a_set_of_hard_cases_renders_each_table_as_the_case_it_is_given(tmp_path: Path) -> None:
+    # Issue 6, "dataset export from the renderer": scripts/train_detector_gpu.py --hard-tables trains on a set of
+    # hard tables only (a hand over the table, crowded melee), which a random draw gives one table in six.
+    seed, game = 5003, "focal-point"
+    summary = export_dataset(tmp_path / "set", 2, seed, games=(game,), workers=1, hard=("crowded", "occluded"))
+    assert summary["hard"] == ["crowded", "occluded"]
+    for k, case in enumerate(("crowded", "occluded")):
+        table = render_table(seed + k, game, hard=case)
+        assert case in table.tags
+        lens = LensModel.load(tmp_path / "set" / "lens.json")
+        top = calibrate(table.empty, table.layout, lens)
+        boxes = boxes_in_top_view(table, top, DETECT_PX_PER_IN)
+        expected = [lines for _, lines in tiles(top.rectify(table.image, DETECT_PX_PER_IN), boxes)]
+        split = "val" if k == 0 else "train"  # the first table of a set is its val table
+        written = sorted((tmp_path / "set" / split / "labels").glob(f"{seed + k:06d}_*.txt"))
+        assert [
+            p.read_text().splitlines() for p in sorted(written, key=lambda p: int(p.stem.split("_")[1]))
+        ] == expected
+    drawn = render_table(seed, game)  # drawn at random, this seed's table is no crowd
+    assert len(drawn.scene["models"]) < len(render_table(seed, game, hard="crowded").scene["models"])

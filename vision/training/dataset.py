@@ -170,13 +170,13 @@ def write_data_yaml(root: Path, val_split: str) -> Path:
     return path
 
 
-def _export_one(args: tuple[int, str, str, str, str, bool]) -> int:
-    seed, game, out_dir, lens_path, figures, trees = args
+def _export_one(args: tuple[int, str, str, str, str, bool, str | None]) -> int:
+    seed, game, out_dir, lens_path, figures, trees, hard = args
     done = sorted((Path(out_dir) / "labels").glob(f"{seed:06d}_*.txt"))
     if done:  # exported by an earlier, interrupted run
         return len(done)
     lens = LensModel.load(lens_path)
-    table = render_table(seed, game, figures=figures, trees=trees)
+    table = render_table(seed, game, figures=figures, trees=trees, hard=hard)
     try:
         frame = calibrate(table.empty, table.layout, lens)
     except CalibrationError:
@@ -200,9 +200,11 @@ def export_dataset(
     workers: int = 2,
     figures: str = "blob",
     trees: bool = False,
+    hard: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Render ``tables`` seeded tables into a YOLO dataset (train/ and val/ split by table) with data.yaml
-    (``figures``: how figures stand on their bases, render_table's 'blob' or 'varied'; ``trees``: woods carry trees)."""
+    (``figures``: how figures stand on their bases, render_table's 'blob' or 'varied'; ``trees``: woods carry trees;
+    ``hard``: each table's hard case in turn, render_table's 'crowded', 'occluded', ...; empty: drawn at random)."""
     root = Path(out).resolve()
     lens_path = root / "lens.json"
     root.mkdir(parents=True, exist_ok=True)
@@ -213,7 +215,8 @@ def export_dataset(
         split = "val" if k < n_val else "train"
         for sub in ("images", "labels"):
             (root / split / sub).mkdir(parents=True, exist_ok=True)
-        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path), figures, trees))
+        case = hard[k % len(hard)] if hard else None
+        jobs.append((seed + k, games[k % len(games)], str(root / split), str(lens_path), figures, trees, case))
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         counts = list(pool.map(_export_one, jobs))
     if n_val == 0:  # one table: validate on what we train on (smoke runs only)
@@ -225,6 +228,7 @@ def export_dataset(
         "games": list(games),
         "figures": figures,
         "trees": trees,
+        "hard": list(hard),
         "tiles": sum(counts),
         "val_tables": n_val,
         "px_per_in": DETECT_PX_PER_IN,

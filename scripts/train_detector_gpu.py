@@ -64,7 +64,7 @@ def main() -> None:
     )
     parser.add_argument("--photoreal-copies", type=int, default=2, help="times each path-traced tile is used")
     # Session 71: the held-out misses are bases under a hand or among crowded figures, which a random draw gives
-    # one table in six; a third set of such tables (blob figures, seed 840000) trains on more of them.
+    # one table in six; a third set of such tables only (blob figures, at --hard-seed) trains on more of them.
     parser.add_argument("--hard-tables", type=int, default=0, help="tables in a third set of hard cases only")
     parser.add_argument("--hard", default="occluded,crowded", help="the hard cases of that set, in turn")
     parser.add_argument("--hard-seed", type=int, default=840000)
@@ -93,7 +93,7 @@ def main() -> None:
         )
         sets.append(summary)
         print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
-    train_dirs = [work / f"set{s[0]}" / "train" / "images" for s in sets_wanted]
+    train_dirs = [work / f"set{seed}" / "train" / "images" for seed, *_ in sets_wanted]
     # Session 44: path-traced photos, cut into tiles labelled from their truth. A folder already cut here (its
     # images/ and labels/, export_photoreal_tiles's output: about a fifth the size of the photos) is used as it is.
     folders = [Path(f) for f in args.photoreal.split(",") if f]
@@ -113,7 +113,7 @@ def main() -> None:
         "train:\n"
         + "".join(f"  - {d}\n" for d in train_dirs)
         + "val:\n"
-        + "".join(f"  - {work / f'set{s[0]}' / 'val' / 'images'}\n" for s in sets_wanted)
+        + "".join(f"  - {work / f'set{seed}' / 'val' / 'images'}\n" for seed, *_ in sets_wanted)
         + "names:\n"
         + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
         encoding="utf-8",

@@ -67,17 +67,16 @@ def test_a_set_of_hard_cases_renders_each_table_as_the_case_it_is_given(tmp_path
     seed, game = 5003, "focal-point"
     summary = export_dataset(tmp_path / "set", 2, seed, games=(game,), workers=1, hard=("crowded", "occluded"))
     assert summary["hard"] == ["crowded", "occluded"]
+    lens = LensModel.load(tmp_path / "set" / "lens.json")
     for k, case in enumerate(("crowded", "occluded")):
         table = render_table(seed + k, game, hard=case)
         assert case in table.tags
-        lens = LensModel.load(tmp_path / "set" / "lens.json")
         top = calibrate(table.empty, table.layout, lens)
         boxes = boxes_in_top_view(table, top, DETECT_PX_PER_IN)
         expected = [lines for _, lines in tiles(top.rectify(table.image, DETECT_PX_PER_IN), boxes)]
         split = "val" if k == 0 else "train"  # the first table of a set is its val table
-        written = sorted((tmp_path / "set" / split / "labels").glob(f"{seed + k:06d}_*.txt"))
-        assert [
-            p.read_text().splitlines() for p in sorted(written, key=lambda p: int(p.stem.split("_")[1]))
-        ] == expected
+        written = (tmp_path / "set" / split / "labels").glob(f"{seed + k:06d}_*.txt")
+        by_tile = sorted(written, key=lambda p: int(p.stem.split("_")[1]))
+        assert [p.read_text().splitlines() for p in by_tile] == expected
     drawn = render_table(seed, game)  # drawn at random, this seed's table is no crowd
     assert len(drawn.scene["models"]) < len(render_table(seed, game, hard="crowded").scene["models"])

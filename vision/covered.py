@@ -37,6 +37,20 @@ MIN_COVERED_SQ_IN = 4.0  # a change this large that no piece accounts for is rep
 # ...with what changed round it, this far: the part of a hand over pieces found beside it. Tuning tables' photos
 # with a hand (6200-6259, 6400-6519, 13000-13039): missed bases inside a reported box 29 of 33 at 1", 30 at 2" and 3"
 REACH_ON_IN = 2.0
+# A piece whose read edge comes this near a cover may be partly under it: the part seen is what was read, so its
+# place and size are in doubt (vision/analyze.py). Tuning tables' photos with a hand (6200-6259, near-mat
+# 13000-13039): of the bases found with a cover's edge under 0.7" from theirs, 4 of 23 were read beyond their 2
+# sigma and 2 the wrong size; from 0.7" to 2.5", none of 27.
+BESIDE_COVER_IN = 0.75
+
+
+@dataclass(frozen=True)
+class Covers:
+    """What covers the table: the parts no piece found accounts for, and which pieces found may be partly under
+    one (``beside``, one flag a piece of the detections read, in their order)."""
+
+    regions: list[Covered]
+    beside: npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -50,21 +64,22 @@ class Covered:
     box_in: tuple[float, float, float, float]
 
 
-def covered_regions(
+def find_covers(
     top: Image,
     empty_top: Image,
     frame: TableFrame,
     found: Detections,
     gain: npt.NDArray[np.float64] | None = None,
-) -> list[Covered]:
+) -> Covers:
     """Where the photo's top-down view ``top`` differs from the empty table's, ``empty_top`` (each of the whole
     table, at any scale), over MIN_COVERED_SQ_IN or more that no piece of ``found`` (in that view's inches)
-    accounts for. ``gain``: the photo's colour gain against the empty table (``vision.colour.colour_gain``), by
-    which the empty table is brought into the photo's light first."""
+    accounts for; and the pieces of ``found`` whose edge comes within BESIDE_COVER_IN of such a part. ``gain``:
+    the photo's colour gain against the empty table (``vision.colour.colour_gain``), by which the empty table is
+    brought into the photo's light first."""
     ppi = COVER_PX_PER_IN
     w, h = int(round(frame.layout.width_in * ppi)), int(round(frame.layout.depth_in * ppi))
     if h < 2 or w < 2:
-        return []
+        return Covers([], np.zeros(len(found), bool))
     seen = cv2.resize(top, (w, h), interpolation=cv2.INTER_AREA)
     empty = cv2.resize(empty_top, (w, h), interpolation=cv2.INTER_AREA)
     # A webcam's exposure drifts: 20 % darker, a textured mat differs from the empty one by more than CHANGED_BGR
@@ -81,10 +96,11 @@ def covered_regions(
     big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= MIN_COVERED_SQ_IN * ppi**2]
     # A cover reaches on over the pieces found beside it (a hand over a crowd): grown through what changed, so far.
     covered = np.isin(labels, big).astype(np.uint8)
+    beside = _beside(covered, found)
     for _ in range(int(round(REACH_ON_IN * ppi))):
         covered = cv2.bitwise_and(cv2.dilate(covered, np.ones((3, 3), np.uint8)), changed)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(covered, connectivity=8)
-    return [
+    regions = [
         Covered(
             round(float(centroids[k][0] + 0.5) / ppi, 2),
             round(float(centroids[k][1] + 0.5) / ppi, 2),
@@ -98,6 +114,22 @@ def covered_regions(
         )
         for k in range(1, n)
     ]
+    return Covers(regions, beside)
+
+
+def _beside(cover: npt.NDArray[np.uint8], found: Detections) -> npt.NDArray[np.bool_]:
+    """Each piece of ``found`` whose edge (its longer semi-axis from its centre) comes within BESIDE_COVER_IN of a
+    pixel of ``cover`` (at COVER_PX_PER_IN): the cover proper, before it is grown over the pieces beside it."""
+    if not len(found) or not cover.any():
+        return np.zeros(len(found), bool)
+    ppi = COVER_PX_PER_IN
+    # Each pixel's distance to the nearest covered one, in inches.
+    distance_in = cv2.distanceTransform((cover == 0).astype(np.uint8), cv2.DIST_L2, 5) / ppi
+    h, w = cover.shape
+    col = np.clip((np.asarray(found.x_in) * ppi).astype(np.int64), 0, w - 1)
+    row = np.clip((np.asarray(found.y_in) * ppi).astype(np.int64), 0, h - 1)
+    edge_in = np.maximum(np.asarray(found.a_in), np.asarray(found.b_in))
+    return np.asarray(distance_in[row, col] - edge_in < BESIDE_COVER_IN, bool)
 
 
 def _local_median(diff: npt.NDArray[np.float64], side_px: int) -> npt.NDArray[np.float64]:

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from geometry.measure import DEFAULT_SIGMAS
-from geometry.shapes import base_semi_axes_in
+from geometry.shapes import KNOWN_BASES, base_semi_axes_in
 from vision.detections import ROUND_SIZES
 
 RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
@@ -67,6 +67,28 @@ def other_shape_sigma_in(
         centre[k] = distance_in[k] / DEFAULT_SIGMAS
         edge[k] = (distance_in[k] + max(abs(m - t) for m in mine for t in theirs)) / DEFAULT_SIGMAS
     return centre, edge
+
+
+def size_step_sigma_in(sizes: list[str]) -> npt.NDArray[np.float64]:
+    """(N,) edge sigma, inches, that puts the standard sizes next to each of ``sizes`` (a step smaller and a step
+    larger, of its shape: round or oval) within the rulings' DEFAULT_SIGMAS: for a base read from only part of
+    it, whose size may be one step off either way."""
+    out = np.zeros(len(sizes))
+    for k, size in enumerate(sizes):
+        same_shape = sorted(
+            (s for s in KNOWN_BASES if ("x" in s) == ("x" in size)), key=lambda s: base_semi_axes_in(s)[0]
+        )
+        if size not in same_shape:
+            continue
+        at = same_shape.index(size)
+        mine = base_semi_axes_in(size)
+        steps = [
+            max(abs(m - t) for m, t in zip(mine, base_semi_axes_in(same_shape[j]), strict=True))
+            for j in (at - 1, at + 1)
+            if 0 <= j < len(same_shape)
+        ]
+        out[k] = max(steps, default=0.0) / DEFAULT_SIGMAS
+    return out
 
 
 def unsure_sizes(models: list[dict[str, Any]], least_in: float = UNSURE_SIZE_IN) -> str | None:

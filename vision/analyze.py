@@ -19,7 +19,7 @@ from geometry.shapes import BASE_HEIGHT_IN
 from vision.camera_quality import camera_quality, describe_camera
 from vision.centre_sigma import centre_sigma_in
 from vision.colour import alike_players, bgr_to_lab, colour_gain, describe_alike, hex_to_bgr, lab_to_bgr
-from vision.covered import Covers, find_covers
+from vision.covered import Covers, describe_beside, find_covers
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
@@ -347,6 +347,7 @@ def analyze(
     beside_cover = covers.beside[detections.kind == 0]
     base_sigma = np.hypot(base_sigma, np.where(beside_cover, PARTLY_HIDDEN_SIGMA_IN, 0.0))
     edge_sigma = np.hypot(edge_sigma, np.where(beside_cover, size_step_sigma_in(sizes), 0.0))
+    beside_ids = [f"b{k + 1}" for k in np.flatnonzero(beside_cover)]
     marker_sigma = np.hypot(calib_sigma, centre_sigma_in(markers.measured_by))
     typical_sigma = float(np.median(base_sigma)) if len(base_sigma) else calib_sigma
     alike = alike_players(players or {})
@@ -410,6 +411,8 @@ def analyze(
             "covered": [
                 {"x": c.x_in, "y": c.y_in, "area_sq_in": c.area_sq_in, "box_in": list(c.box_in)} for c in covered
             ],
+            # The bases beside it, perhaps partly under it: their places and sizes were read from the part seen.
+            **({"beside_cover": beside_ids} if beside_ids else {}),
             # Players whose colours the camera can hardly tell apart: the players it gave their bases need confirming.
             **({"players_alike": [{"players": [a, b], "delta_e": d} for a, b, d in alike]} if alike else {}),
             # The photo's pixels to the inch where it sees the table most coarsely; too few: sizes and teams unsure.
@@ -444,15 +447,17 @@ def _hex_mat(
 
 def to_confirm(scene: dict[str, Any]) -> list[str]:
     """What the players are asked to confirm of an analysed ``scene``: the teams of players whose colours are
-    alike, what a photo too coarse read, and the bases whose size was read unsurely. ``analyze`` prints these;
-    ``watch`` and the page say them at the deployment frame, whose sizes the models keep all game."""
+    alike, what a photo too coarse read, the bases beside what covers the table, and the bases whose size was read
+    unsurely. ``analyze`` prints these; ``watch`` and the page say them at the deployment frame, whose sizes the
+    models keep all game."""
     measurement = scene["measurement"]
     alike = [describe_alike(pair) for pair in measurement.get("players_alike", [])]
     coarse = [describe_coarse(measurement["coarse"])] if "coarse" in measurement else []
     unsure = unsure_sizes(scene.get("models", []))
     no_hexes = [describe_no_hex_mat()] if measurement.get("hex_mat", {}).get("from") == "not found" else []
     camera = describe_camera(measurement["camera"]) if "camera" in measurement else None
-    return no_hexes + alike + coarse + ([camera] if camera else []) + ([unsure] if unsure else [])
+    beside = [describe_beside(measurement["beside_cover"])] if measurement.get("beside_cover") else []
+    return no_hexes + alike + coarse + ([camera] if camera else []) + beside + ([unsure] if unsure else [])
 
 
 def reading_order(x_in: npt.ArrayLike, y_in: npt.ArrayLike, row_gap_in: float = ROW_GAP_IN) -> list[int]:

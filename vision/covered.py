@@ -170,6 +170,15 @@ def _accounted(found: Detections, frame: TableFrame, shape: tuple[int, int]) -> 
     return mask.astype(bool)
 
 
+def describe_beside(model_ids: list[str]) -> str:
+    """What the players are told of the bases a scene says stand beside what covers the table
+    (``measurement.beside_cover``)."""
+    return (
+        f"beside what covers the table, perhaps partly under it, check these bases (their places and sizes are "
+        f"read from the part seen; rulings from them allow for it): {', '.join(model_ids)}"
+    )
+
+
 def describe(covered: dict[str, Any]) -> str:
     """What the players are told of one part of the table a scene says is covered (``measurement.covered``)."""
     x0, y0, x1, y1 = covered["box_in"]

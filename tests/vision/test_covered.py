@@ -8,7 +8,7 @@ import pytest
 from calibration.lens import LensModel
 from geometry.shapes import base_semi_axes_in
 from tablesight.scene import Scene
-from vision.analyze import PARTLY_HIDDEN_SIGMA_IN, analyze, make_detector
+from vision.analyze import PARTLY_HIDDEN_SIGMA_IN, analyze, make_detector, to_confirm
 from vision.evaluate import analyze_rendered
 from vision.size_doubt import size_step_sigma_in
 from vision.synth.table import RenderedTable, render_table
@@ -108,12 +108,17 @@ def test_a_hand_puts_in_doubt_only_the_bases_beside_it() -> None:
     hand_at = (base["x"], base["y"] - 1.6)
     handled = render_table(5010, hard="none", hand_at=hand_at)
     assert 0.25 <= handled.rim_visible["u3m1"] <= 0.5
-    clear = analyze_rendered(table, lens, detector).scene["models"]
+    clear_scene = analyze_rendered(table, lens, detector).scene
+    assert "beside_cover" not in clear_scene["measurement"]
+    clear = clear_scene["models"]
     result = analyze_rendered(handled, lens, detector).scene
     covered = result["models"]
     beside = min(covered, key=lambda m: np.hypot(m["x"] - base["x"], m["y"] - base["y"]))
     assert beside["sigma_in"] >= PARTLY_HIDDEN_SIGMA_IN
     assert 2 * beside["base_sigma_in"] >= base_semi_axes_in("28.5")[0] - base_semi_axes_in("25")[0]
+    # The scene names it, and the players are asked to check it.
+    assert beside["id"] in result["measurement"]["beside_cover"]
+    assert any("beside what covers the table" in line and beside["id"] in line for line in to_confirm(result))
     # The hand and its forearm cover one part of the table. Every base more than 1" outside that part's bounding
     # box is read as it was without the hand, with the sigmas it had.
     (box,) = [c["box_in"] for c in result["measurement"]["covered"]]
@@ -124,6 +129,7 @@ def test_a_hand_puts_in_doubt_only_the_bases_beside_it() -> None:
         assert np.hypot(same["x"] - model["x"], same["y"] - model["y"]) < 0.01
         assert same["sigma_in"] == model["sigma_in"]
         assert same.get("base_sigma_in") == model.get("base_sigma_in")
+        assert same["id"] not in result["measurement"]["beside_cover"]
 
 
 def test_a_size_step_either_way_lies_within_the_rulings_two_sigma() -> None:

@@ -300,9 +300,7 @@ def analyze(
     # What covers the table that no piece found accounts for (a hand): pieces under it cannot be seen. Only
     # against a real empty table: one smoothed from the photo has the hand in it too.
     covers = (
-        Covers([], np.zeros(len(detections), bool))
-        if estimated
-        else find_covers(top, reference.rectified, frame, detections, gain)
+        Covers.none(len(detections)) if estimated else find_covers(top, reference.rectified, frame, detections, gain)
     )
     covered = covers.regions
     times["covered_ms"] = (time.perf_counter() - start) * 1e3

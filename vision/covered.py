@@ -52,6 +52,11 @@ class Covers:
     regions: list[Covered]
     beside: npt.NDArray[np.bool_]
 
+    @classmethod
+    def none(cls, pieces: int) -> Covers:
+        """Nothing covers the table, and none of ``pieces`` pieces found is beside a cover."""
+        return cls([], np.zeros(pieces, bool))
+
 
 @dataclass(frozen=True)
 class Covered:
@@ -79,7 +84,7 @@ def find_covers(
     ppi = COVER_PX_PER_IN
     w, h = int(round(frame.layout.width_in * ppi)), int(round(frame.layout.depth_in * ppi))
     if h < 2 or w < 2:
-        return Covers([], np.zeros(len(found), bool))
+        return Covers.none(len(found))
     seen = cv2.resize(top, (w, h), interpolation=cv2.INTER_AREA)
     empty = cv2.resize(empty_top, (w, h), interpolation=cv2.INTER_AREA)
     # A webcam's exposure drifts: 20 % darker, a textured mat differs from the empty one by more than CHANGED_BGR

@@ -24,6 +24,11 @@ from geometry.shapes import KNOWN_BASES, base_semi_axes_in
 from vision.detections import ROUND_SIZES
 
 RADII_IN = np.array([base_semi_axes_in(s)[0] for s in ROUND_SIZES])
+# The standard sizes of each shape (is it an oval?), smallest first: a size's steps either way (size_step_sigma_in).
+SIZES_BY_SHAPE = {
+    oval: sorted((s for s in KNOWN_BASES if ("x" in s) == oval), key=lambda s: base_semi_axes_in(s)[0])
+    for oval in (False, True)
+}
 # A size given this chance or more lies within DEFAULT_SIGMAS of the edge the rulings allow: the chance a normal
 # error passes 2 sigma on one side (2.3 %).
 TAIL_P = 0.5 * erfc(DEFAULT_SIGMAS / sqrt(2))
@@ -75,9 +80,7 @@ def size_step_sigma_in(sizes: list[str]) -> npt.NDArray[np.float64]:
     it, whose size may be one step off either way."""
     out = np.zeros(len(sizes))
     for k, size in enumerate(sizes):
-        same_shape = sorted(
-            (s for s in KNOWN_BASES if ("x" in s) == ("x" in size)), key=lambda s: base_semi_axes_in(s)[0]
-        )
+        same_shape = SIZES_BY_SHAPE["x" in size]
         if size not in same_shape:
             continue
         at = same_shape.index(size)

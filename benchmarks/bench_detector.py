@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from timing import median_ms
 
+import vision.refiner
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from vision.detect_classical import ClassicalDetector
@@ -65,7 +66,24 @@ def bench(game: str) -> tuple[str, np.ndarray, float]:
     print("    stages: " + ", ".join(f"{k[:-3]} {v:.0f} ms" for k, v in stages.items()))
     print(f"  classical, whole frame (baseline): {base:.0f} ms -> learned x{base / whole:.2f}")
     print(f"  network only, cv2.dnn: {net:.0f} ms one pass; {both:.0f} ms with the mirrored pass and the merge")
+    compare_size_reading(learned, table.image, reference, frame)
     return game, blob, net
+
+
+def compare_size_reading(learned: LearnedDetector, photo: np.ndarray, reference: object, frame: object) -> None:
+    """The refining stage with the size reader in four views where they are sure (now), against eight views for
+    every crop (before session 73: every crop in doubt), interleaved run by run."""
+    sure_p = vision.refiner.SURE_SIZE_P
+    times: dict[float, list[float]] = {sure_p: [], 1.01: []}
+    for _ in range(9):
+        for p in times:
+            vision.refiner.SURE_SIZE_P = p
+            times[p].append(learned.detect(photo, reference, frame)[1]["refine_ms"])  # type: ignore[arg-type]
+    vision.refiner.SURE_SIZE_P = sure_p
+    now, before = (float(np.median(times[p])) for p in (sure_p, 1.01))
+    print(
+        f"  refine: {now:.0f} ms, the size reader in eight views for every base {before:.0f} ms (x{now / before:.2f})"
+    )
 
 
 def compare_runtimes(game: str, blob: np.ndarray, net: float) -> None:

@@ -73,24 +73,37 @@ class OnnxNetwork:
         0.34 -> 0.27 mm, p95 1.97 -> 1.90 mm (docs/detector.md, session 19). The oval refiner's median fell too
         (0.46 -> 0.38 mm) but its tail grew (p95 3.3 -> 5.1 mm), so it reads its crops once.
         One pass on four (or eight) times the crops."""
-        n = len(blob)
-        crops = [(blob, False)]
+        out = self.mirror_views(blob, x_flip_negates, y_flip_negates)
         if transpose_swaps is not None:
-            crops.append((blob.transpose(0, 1, 3, 2), True))
-        views = [
-            (crop[:, :, :: -1 if flip_y else 1, :: -1 if flip_x else 1], flip_x, flip_y, transposed)
-            for crop, transposed in crops
-            for flip_x, flip_y in MIRRORS
-        ]
-        stacked = np.ascontiguousarray(np.concatenate([v[0] for v in views]))
-        out = self.raw(stacked).reshape(len(views), n, -1).copy()
-        for k, (_, flip_x, flip_y, transposed) in enumerate(views):
+            out = np.concatenate([out, self.mirror_views(blob, x_flip_negates, y_flip_negates, transpose_swaps)])
+        return views_mean(out, median_of)
+
+    def mirror_views(
+        self,
+        blob: npt.NDArray[np.float32],
+        x_flip_negates: tuple[int, ...],
+        y_flip_negates: tuple[int, ...],
+        transpose_swaps: tuple[int, int] | None = None,
+    ) -> npt.NDArray[np.float64]:
+        """(4, N, outputs): the output over ``blob``'s four mirror images (``MIRRORS``), each mirrored back as
+        ``raw_mirrored`` says; with ``transpose_swaps``, over the transposed crops' four instead, the two outputs
+        swapped back too. One pass on four times the crops."""
+        n = len(blob)
+        crop = blob if transpose_swaps is None else blob.transpose(0, 1, 3, 2)
+        views = [crop[:, :, :: -1 if flip_y else 1, :: -1 if flip_x else 1] for flip_x, flip_y in MIRRORS]
+        out = self.raw(np.ascontiguousarray(np.concatenate(views))).reshape(len(MIRRORS), n, -1).copy()
+        for k, (flip_x, flip_y) in enumerate(MIRRORS):
             for flipped, columns in ((flip_x, x_flip_negates), (flip_y, y_flip_negates)):
                 if flipped:
                     out[k][:, list(columns)] *= -1
-            if transposed and transpose_swaps is not None:  # the crop's x was the table's y
+            if transpose_swaps is not None:  # the crop's x was the table's y
                 out[k][:, list(transpose_swaps)] = out[k][:, list(transpose_swaps[::-1])]
-        mean: npt.NDArray[np.float64] = out.mean(axis=0)
-        if median_of:
-            mean[:, list(median_of)] = np.median(out[:, :, list(median_of)], axis=0)
-        return mean
+        return out
+
+
+def views_mean(out: npt.NDArray[np.float64], median_of: tuple[int, ...] = ()) -> npt.NDArray[np.float64]:
+    """(N, outputs): the mean over ``out``'s views (its first axis), the median for the outputs at ``median_of``."""
+    mean: npt.NDArray[np.float64] = out.mean(axis=0)
+    if median_of:
+        mean[:, list(median_of)] = np.median(out[:, :, list(median_of)], axis=0)
+    return mean

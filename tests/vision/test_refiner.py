@@ -25,6 +25,8 @@ from vision.refiner import (
     DEFAULT_SIZE_READER,
     OFFSET_SCALE_IN,
     REFINER_PX_PER_IN,
+    SURE_BASE_P,
+    SURE_SIZE_P,
     BaseRefiner,
     RefinerError,
     crop_centre_in,
@@ -32,6 +34,16 @@ from vision.refiner import (
     to_blob,
 )
 from vision.synth.table import render_table
+
+
+def size_reading(crops: list[np.ndarray], origins: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The size reader's P of each size and P(base) for ``crops``, read as the shipped refiner reads them: in the
+    four mirror views where those are sure of both, else in all eight; and which crops were in doubt."""
+    reader = BaseRefiner(DEFAULT_SIZE_READER)
+    in_four, in_eight = (reader.run(crops, origins, transposes) for transposes in (False, True))
+    doubt = (in_four.p_sizes.max(axis=1) < SURE_SIZE_P) | (np.minimum(in_four.p_base, 1 - in_four.p_base) > SURE_BASE_P)
+    pick = doubt[:, None]
+    return np.where(pick, in_eight.p_sizes, in_four.p_sizes), np.where(doubt, in_eight.p_base, in_four.p_base), doubt
 
 
 def test_a_crop_is_centred_on_its_proposal_to_half_a_pixel() -> None:
@@ -101,7 +113,8 @@ def test_the_shipped_refiner_measures_held_out_bases(seed: int, game: str) -> No
 def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refiner() -> None:
     """The shipped pair (docs/detector.md, session 41): the final reading's base and size probabilities are the
     size reader's own, its centre the refiner's own, to the digit; the first reading, which only centres the
-    crop, is the refiner's alone."""
+    crop, is the refiner's alone. The size reader reads a crop in four views where those are sure of it, else in
+    eight (session 73)."""
     assert DEFAULT_SIZE_READER.is_file() and DEFAULT_SIZE_READER.with_suffix(".card.json").is_file()
     table = render_table(5003, "focal-point")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
@@ -118,9 +131,10 @@ def test_the_size_reader_names_base_and_size_and_leaves_the_centre_to_the_refine
     # the final crops are cut where the refiner's first reading put each base; the reader names base and size there
     first = alone.run(alone.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres], False)
     again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
-    read_there = reader.run(alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
-    np.testing.assert_allclose(both.p_sizes, read_there.p_sizes, atol=1e-6)
-    np.testing.assert_allclose(both.p_base, read_there.p_base, atol=1e-6)
+    p_sizes, p_base, doubt = size_reading(alone.crops(table.image, frame, again), [crop_origin_px(c) for c in again])
+    assert not doubt.all()  # plain bases: the four views are sure of most
+    np.testing.assert_allclose(both.p_sizes, p_sizes, atol=1e-6)
+    np.testing.assert_allclose(both.p_base, p_base, atol=1e-6)
     assert both.size == sizes_only.size  # these crops sit on plain bases: the same sizes either way
 
 
@@ -165,14 +179,46 @@ def test_in_a_blurred_photo_the_refiner_for_blurred_photos_reads_the_centres_and
     first = BaseRefiner(DEFAULT_BLURRED_REFINER)
     read = first.run(first.crops(photo, frame, centres), [crop_origin_px(c) for c in centres], False)
     again = [(float(x), float(y)) for x, y in zip(read.x_in, read.y_in, strict=True)]
-    there = BaseRefiner(DEFAULT_SIZE_READER).run(first.crops(photo, frame, again), [crop_origin_px(c) for c in again])
-    np.testing.assert_allclose(blurred.p_sizes, there.p_sizes, atol=1e-6)
-    np.testing.assert_allclose(blurred.p_base, there.p_base, atol=1e-6)
+    p_sizes, p_base, _ = size_reading(first.crops(photo, frame, again), [crop_origin_px(c) for c in again])
+    np.testing.assert_allclose(blurred.p_sizes, p_sizes, atol=1e-6)
+    np.testing.assert_allclose(blurred.p_base, p_base, atol=1e-6)
+
+
+def test_the_size_reader_reads_in_eight_views_only_the_crops_its_four_leave_in_doubt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the four mirror views leave a crop's size or its being a base in doubt, it is read in all eight,
+    as before session 73; where they are sure, in those four only: a crop the size reader is sure of passes through
+    the network four times, not eight."""
+    table = render_table(5003, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    centres = [(m["x"] + 0.02, m["y"] - 0.02) for m in table.scene["models"] if "x" not in m["base"]][:6]
+    centres.append((centres[0][0] + 0.6, centres[0][1]))  # a crop off its base's centre: in doubt, or sure of no base
+    refiner = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER)
+    crops, origins = refiner.crops(table.image, frame, centres), [crop_origin_px(c) for c in centres]
+    p_sizes, p_base, doubt = size_reading(crops, origins)
+    assert refiner._size_reader is not None
+    network, read = refiner._size_reader, []
+    counting = network.raw
+    monkeypatch.setattr(network, "raw", lambda blob: read.append(len(blob)) or counting(blob))
+    said = refiner.run(crops, origins, sizes_read=True)
+    assert read == [4 * len(crops)] + ([4 * int(doubt.sum())] if doubt.any() else [])
+    assert sum(read) < 8 * len(crops)
+    np.testing.assert_allclose(said.p_sizes, p_sizes, atol=1e-6)
+    np.testing.assert_allclose(said.p_base, p_base, atol=1e-6)
+    # every crop in doubt: the eight views throughout, as before
+    monkeypatch.setattr("vision.refiner.SURE_SIZE_P", 1.01)
+    in_eight = BaseRefiner(DEFAULT_SIZE_READER).run(crops, origins)
+    np.testing.assert_allclose(refiner.run(crops, origins, sizes_read=True).p_sizes, in_eight.p_sizes, atol=1e-6)
+    # the centre stays the refiner's in eight views either way
+    np.testing.assert_array_equal(said.x_in, BaseRefiner().run(crops, origins).x_in)
 
 
 def test_the_camera_size_reader_has_half_the_say_in_sizes_and_none_in_base_or_centre() -> None:
     """Past the renderer's camera the size logits are the mean of the two size readers' (docs/vision.md, session
-    57); the base reading stays the first size reader's and the centre the refiner's."""
+    57), both read in all eight views, as then; the base reading stays the first size reader's (in eight views) and
+    the centre the refiner's."""
     assert DEFAULT_CAMERA_SIZE_READER.is_file() and DEFAULT_CAMERA_SIZE_READER.with_suffix(".card.json").is_file()
     table = render_table(5003, "focal-point")
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
@@ -187,8 +233,9 @@ def test_the_camera_size_reader_has_half_the_say_in_sizes_and_none_in_base_or_ce
     logits = (first.raw(to_blob(crops))[:, 1:7] + second.raw(to_blob(crops))[:, 1:7]) / 2
     mean = np.exp(logits - logits.max(axis=1, keepdims=True))
     np.testing.assert_allclose(both.p_sizes, mean / mean.sum(axis=1, keepdims=True), atol=1e-6)
-    np.testing.assert_allclose(one.p_sizes, first.run(crops, origins).p_sizes, atol=1e-6)
-    np.testing.assert_allclose(both.p_base, one.p_base, atol=1e-9)
+    np.testing.assert_allclose(one.p_sizes, size_reading(crops, origins)[0], atol=1e-6)  # the reader's, alone
+    np.testing.assert_allclose(both.p_base, first.run(crops, origins).p_base, atol=1e-9)
+    np.testing.assert_allclose(both.p_base, one.p_base, atol=1e-4)  # the size reader's in four views or eight
     np.testing.assert_array_equal(both.x_in, one.x_in)
     assert not np.allclose(both.p_sizes, one.p_sizes)  # the second reader does have its say
 

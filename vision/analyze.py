@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from vision.centre_sigma import centre_sigma_in
 from vision.colour import alike_players, bgr_to_lab, colour_gain, describe_alike, hex_to_bgr, lab_to_bgr
 from vision.covered import Covers, describe_beside, find_covers
 from vision.detect_classical import ClassicalDetector, Reference
-from vision.detect_learned import DEFAULT_MODEL, LearnedDetector
+from vision.detect_learned import DEFAULT_MODEL, RUNTIME_ENV, RUNTIMES, LearnedDetector
 from vision.detections import RIM_SAMPLE_RADII, Detections
 from vision.hex_mat import HEX_GAMES, describe_no_hex_mat, hex_mat_on
 from vision.refiner import DEFAULT_REFINER
@@ -218,7 +219,9 @@ def make_detector(
 ) -> Detector:
     """'classical', 'learned' (the shipped or given ONNX model), or 'auto': learned where a model is present.
     ``refiner_path``: the learned detector's base refiner (default: the shipped one), such as one
-    ``tablesight adapt`` fitted to the players' table."""
+    ``tablesight adapt`` fitted to the players' table. The environment's TABLESIGHT_RUNTIME names what runs the
+    learned detector's network (``LearnedDetector.runtime``; "openvino" where that extra is installed, the fastest
+    here)."""
     if name not in DETECTORS:
         raise ValueError(f"detector {name!r}: expected one of {', '.join(DETECTORS)}")
     if refiner_path and not Path(refiner_path).is_file():  # never the shipped one in its place, unsaid
@@ -226,10 +229,13 @@ def make_detector(
     path = Path(model_path) if model_path else DEFAULT_MODEL
     if name == "classical" or (name == "auto" and not LearnedDetector.available(path)):
         return ClassicalDetector()
+    runtime = os.environ.get(RUNTIME_ENV, "auto")
+    if runtime not in RUNTIMES:
+        raise ValueError(f"{RUNTIME_ENV}={runtime!r}: expected one of {', '.join(RUNTIMES)}")
     refiner = Path(refiner_path) if refiner_path else DEFAULT_REFINER
-    key = f"{path}|{refiner}"
+    key = f"{path}|{refiner}|{runtime}"
     if key not in _learned:  # loading the networks once per process
-        _learned[key] = LearnedDetector(path, refiner_path=refiner)
+        _learned[key] = LearnedDetector(path, refiner_path=refiner, runtime=runtime)
     return _learned[key]
 
 

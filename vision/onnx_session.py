@@ -31,6 +31,21 @@ def onnxruntime_session(path: Path, required: bool, error: type[Exception]) -> A
         raise error(f"{path}: not a model onnxruntime can read ({str(unreadable).strip()[:200]})") from unreadable
 
 
+def openvino_model(path: Path, error: type[Exception]) -> Any:
+    """``path`` compiled by OpenVINO for the CPU, tuned for one frame at a time. OpenVINO is an optional extra
+    (``pip install openvino``, ~180 MB): not installed, or the file unreadable, is raised as ``error``, naming the
+    file. Measured on this 2-core machine: the 44"x60" view 21-24 ms a pass, against 38-71 ms through onnxruntime
+    and 50-70 ms through cv2.dnn (benchmarks/bench_detector.py, sessions 24-73)."""
+    try:
+        import openvino
+    except ImportError as missing:
+        raise error("OpenVINO is not installed (pip install openvino)") from missing
+    try:
+        return openvino.Core().compile_model(str(path), "CPU", {"PERFORMANCE_HINT": "LATENCY"})
+    except Exception as unreadable:  # OpenVINO raises its own error types for unreadable models
+        raise error(f"{path}: not a model OpenVINO can read ({str(unreadable).strip()[:200]})") from unreadable
+
+
 class OnnxNetwork:
     """A small shipped network (the refiners) run with onnxruntime where it is installed, else cv2.dnn."""
 

@@ -113,6 +113,37 @@ def test_both_runtimes_find_the_same_boxes() -> None:
     assert np.array_equal(fast[1], fallback[1]) and np.abs(fast[2] - fallback[2]).max() < 1e-3
 
 
+def test_openvino_finds_the_same_boxes_and_is_chosen_by_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenVINO (an optional extra, the fastest runtime here: docs/detector.md, session 73) runs the same network,
+    in bfloat16 where the CPU has it: every box a proposal (score 0.1 and over), with a box of the same class
+    within 4 px (0.3") from onnxruntime, and the other way round; the refiner measures each base anew from there.
+    TABLESIGHT_RUNTIME names it for every command; a name it is not is an error that says the variable."""
+    pytest.importorskip("openvino")  # installed with the train extra, as CI has it
+    table = render_table(5003, "grinding-annihilation", hard="crowded")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    top = calibrate(table.empty, table.layout, lens).rectify(table.image, DETECT_PX_PER_IN)
+    fastest = LearnedDetector(runtime="openvino").boxes(top, 0.1)
+    fast = LearnedDetector(runtime="onnxruntime").boxes(top, 0.1)
+    assert len(fastest[0]) == len(fast[0]) > 20
+    centres = [(boxes[:, :2] + boxes[:, 2:]) / 2 for boxes, _, _ in (fastest, fast)]
+    apart_px = np.linalg.norm(centres[0][:, None] - centres[1][None], axis=2)
+    apart_px[fastest[1][:, None] != fast[1][None]] = np.inf  # only a box of the same class is a partner
+    assert apart_px.min(axis=1).max() < 4.0 and apart_px.min(axis=0).max() < 4.0
+    assert np.median(apart_px.min(axis=1)) < 0.1
+    monkeypatch.setenv("TABLESIGHT_RUNTIME", "openvino")
+    chosen = make_detector("learned")
+    assert isinstance(chosen, LearnedDetector) and chosen.runtime == "openvino" and chosen._openvino is not None
+    monkeypatch.setenv("TABLESIGHT_RUNTIME", "tensorrt")
+    with pytest.raises(ValueError, match="TABLESIGHT_RUNTIME='tensorrt': expected one of auto, onnxruntime"):
+        make_detector("learned")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(ModelError, match="broken.onnx: not a model OpenVINO can read"):
+        LearnedDetector(broken, runtime="openvino")
+
+
 def test_tiles_cover_the_view_and_overlap_by_more_than_a_base() -> None:
     for length in (100, 320, 321, 563, 768, 1200):
         starts = tile_origins(length)

@@ -17,8 +17,8 @@ from timing import median_ms
 
 import vision.refiner
 from calibration.lens import LensModel
-from calibration.table_frame import calibrate
-from vision.detect_classical import ClassicalDetector
+from calibration.table_frame import TableFrame, calibrate
+from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import DEFAULT_MODEL, DETECT_PX_PER_IN, LearnedDetector
 from vision.onnx_session import onnxruntime_session
 from vision.synth.table import render_table
@@ -70,7 +70,7 @@ def bench(game: str) -> tuple[str, np.ndarray, float]:
     return game, blob, net
 
 
-def compare_size_reading(learned: LearnedDetector, photo: np.ndarray, reference: object, frame: object) -> None:
+def compare_size_reading(learned: LearnedDetector, photo: np.ndarray, reference: Reference, frame: TableFrame) -> None:
     """The refining stage with the size reader in four views where they are sure (now), against eight views for
     every crop (before session 73: every crop in doubt), interleaved run by run."""
     sure_p = vision.refiner.SURE_SIZE_P
@@ -78,7 +78,7 @@ def compare_size_reading(learned: LearnedDetector, photo: np.ndarray, reference:
     for _ in range(9):
         for p in times:
             vision.refiner.SURE_SIZE_P = p
-            times[p].append(learned.detect(photo, reference, frame)[1]["refine_ms"])  # type: ignore[arg-type]
+            times[p].append(learned.detect(photo, reference, frame)[1]["refine_ms"])
     vision.refiner.SURE_SIZE_P = sure_p
     now, before = (float(np.median(times[p])) for p in (sure_p, 1.01))
     print(

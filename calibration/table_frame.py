@@ -9,6 +9,7 @@ base): they are found where their ray meets their own height.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -177,21 +178,41 @@ class TableFrame:
     ) -> npt.NDArray[np.uint8]:
         """A top-down view of the table at ``px_per_in`` (table (0, 0) at the top-left pixel's corner).
         ``region_px``: (x0, y0, width, height) of that view, to make just a part of it."""
-        x0, y0 = 0, 0
-        w = int(round(self.layout.width_in * px_per_in))
-        h = int(round(self.layout.depth_in * px_per_in))
-        if region_px is not None:
-            x0, y0, w, h = region_px
-        # The map is smooth: compute it every `step` pixels and interpolate (exact to well under 0.01 px).
-        step = 8
-        gw, gh = w // step + 2, h // step + 2
-        u, v = np.meshgrid((np.arange(gw) * step + x0 + 0.5) / px_per_in, (np.arange(gh) * step + y0 + 0.5) / px_per_in)
-        coarse = self.table_to_image(np.stack([u.ravel(), v.ravel()], axis=1)).reshape(gh, gw, 2).astype(np.float32)
-        mx, my = np.meshgrid(np.arange(w, dtype=np.float32) / step, np.arange(h, dtype=np.float32) / step)
-        px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)
-        out: npt.NDArray[np.uint8] = cv2.remap(
-            image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
-        )
+        if region_px is None:
+            region_px = (
+                0,
+                0,
+                int(round(self.layout.width_in * px_per_in)),
+                int(round(self.layout.depth_in * px_per_in)),
+            )
+        return self.rectify_regions(image, px_per_in, [region_px])[0]
+
+    def rectify_regions(
+        self, image: npt.NDArray[np.uint8], px_per_in: float, regions_px: list[tuple[int, int, int, int]]
+    ) -> list[npt.NDArray[np.uint8]]:
+        """Several parts of that view (each ``region_px`` as ``rectify`` takes it), each the same to the bit as
+        ``rectify`` makes it; the table points of all are mapped to the photo at once (the base refiner's crops:
+        docs/detector.md, session 74)."""
+        # The map is smooth: compute it every RECTIFY_STEP_PX pixels and interpolate (exact to well under 0.01 px).
+        step = RECTIFY_STEP_PX
+        grids = []
+        for x0, y0, w, h in regions_px:
+            u, v = np.meshgrid(
+                (np.arange(w // step + 2) * step + x0 + 0.5) / px_per_in,
+                (np.arange(h // step + 2) * step + y0 + 0.5) / px_per_in,
+            )
+            grids.append(np.stack([u.ravel(), v.ravel()], axis=1))
+        if not grids:
+            return []
+        mapped = self.table_to_image(np.concatenate(grids)).astype(np.float32)
+        out = []
+        start = 0
+        for (_, _, w, h), grid in zip(regions_px, grids, strict=True):
+            coarse = mapped[start : start + len(grid)].reshape(h // step + 2, w // step + 2, 2)
+            start += len(grid)
+            mx, my = _fine_grid(w, h)
+            px = cv2.remap(coarse, mx, my, cv2.INTER_LINEAR)
+            out.append(cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT))
         return out
 
     def inches_per_pixel(self, xy_in: npt.ArrayLike) -> FloatArray:
@@ -609,3 +630,17 @@ def _quality(
         sharp,
         tuple(warnings),
     )
+
+
+RECTIFY_STEP_PX = 8  # TableFrame.rectify maps every 8th pixel of the view and interpolates between them
+
+
+@functools.lru_cache(maxsize=8)
+def _fine_grid(w: int, h: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Where each pixel of a w x h view falls on the coarse map's grid (the same for every view of that size)."""
+    mx, my = np.meshgrid(
+        np.arange(w, dtype=np.float32) / RECTIFY_STEP_PX, np.arange(h, dtype=np.float32) / RECTIFY_STEP_PX
+    )
+    mx.flags.writeable = False
+    my.flags.writeable = False
+    return mx, my

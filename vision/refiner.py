@@ -145,11 +145,8 @@ class BaseRefiner:
 
     def crops(self, photo: Image, frame: TableFrame, centres_in: list[tuple[float, float]]) -> list[Image]:
         """The crop round each centre, cut from the photo through the calibration."""
-        out = []
-        for centre in centres_in:
-            x0, y0 = crop_origin_px(centre)
-            out.append(frame.rectify(photo, REFINER_PX_PER_IN, (x0, y0, CROP_PX, CROP_PX)))
-        return out
+        regions = [(*crop_origin_px(centre), CROP_PX, CROP_PX) for centre in centres_in]
+        return frame.rectify_regions(photo, REFINER_PX_PER_IN, regions)
 
     def measure(
         self,

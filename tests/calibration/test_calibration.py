@@ -153,6 +153,30 @@ def test_round_trip_and_rectify(
     assert np.allclose(again.image_to_table(frame.table_to_image(pts)), pts, atol=1e-6)
 
 
+def test_parts_of_the_view_made_at_once_are_each_the_part_rectify_makes(
+    true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel
+) -> None:
+    """``rectify_regions`` (the base refiner's crops, all mapped at once: docs/detector.md, session 74) gives each
+    part to the bit as ``rectify`` makes it alone, and each part is that piece of the whole view: parts of every
+    size, reaching off the table or not, at either scale."""
+    photo = photograph(true_camera, texture)
+    frame = calibrate(photo, LAYOUT, estimated_lens)
+    rng = np.random.default_rng(74)
+    for px_per_in in (12.8, 20.0):
+        regions = [(int(x), int(y), int(w), int(h)) for x, y, w, h in rng.integers([-40, -40, 1, 1], 400, (30, 4))]
+        regions += [(0, 0, 96, 96), (100, 50, 8, 8), (30, 30, 1, 1)]
+        parts = frame.rectify_regions(photo, px_per_in, regions)
+        assert len(parts) == len(regions)
+        for (x0, y0, w, h), part in zip(regions, parts, strict=True):
+            assert part.shape[:2] == (h, w)
+            assert np.array_equal(part, frame.rectify(photo, px_per_in, (x0, y0, w, h)))
+        whole = frame.rectify(photo, px_per_in)
+        inside = (150, 120, 96, 64)  # well inside the table: the map interpolated from another grid, within 1 grey
+        part = frame.rectify(photo, px_per_in, inside).astype(int)
+        assert np.abs(part - whole[120:184, 150:246].astype(int)).max() <= 1
+    assert frame.rectify_regions(photo, 20.0, []) == []
+
+
 def test_a_marker_bent_by_something_over_its_edge_is_said_to_be_so_not_moved(
     true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel
 ) -> None:

@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 from timing import median_ms
 
-import vision.detect_learned
 import vision.refiner
 from calibration.lens import LensModel
 from calibration.table_frame import TableFrame, calibrate
@@ -68,8 +67,6 @@ def bench(game: str) -> tuple[str, np.ndarray, float]:
     print(f"  classical, whole frame (baseline): {base:.0f} ms -> learned x{base / whole:.2f}")
     print(f"  network only, cv2.dnn: {net:.0f} ms one pass; {both:.0f} ms with the mirrored pass and the merge")
     compare_size_reading(learned, table.image, reference, frame)
-    for detector in (learned_cv, learned):
-        compare_passes(detector, table.image, reference, frame)
     return game, blob, net
 
 
@@ -86,24 +83,6 @@ def compare_size_reading(learned: LearnedDetector, photo: np.ndarray, reference:
     now, before = (float(np.median(times[p])) for p in (sure_p, 1.01))
     print(
         f"  refine: {now:.0f} ms, the size reader in eight views for every base {before:.0f} ms (x{now / before:.2f})"
-    )
-
-
-def compare_passes(learned: LearnedDetector, photo: np.ndarray, reference: Reference, frame: TableFrame) -> None:
-    """The whole frame with the network's two passes (the view and its mirror image) at once, on two threads
-    (now), against in turn (before session 74), interleaved run by run."""
-    at_once = vision.detect_learned.at_once
-    ways = {"at once": at_once, "in turn": lambda first, second: (first(), second())}
-    times: dict[str, list[float]] = {way: [] for way in ways}
-    for _ in range(9):
-        for way, run in ways.items():
-            vision.detect_learned.at_once = run
-            times[way].append(median_ms(lambda: learned.detect(photo, reference, frame), 1))
-    vision.detect_learned.at_once = at_once
-    now, before = (float(np.median(times[way])) for way in ways)
-    runtime = "cv2.dnn" if learned._session is None else "onnxruntime"
-    print(
-        f"  whole frame ({runtime}), the two passes at once: {now:.0f} ms, in turn {before:.0f} ms (x{now / before:.2f})"
     )
 
 

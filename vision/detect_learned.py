@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import cv2
 import numpy as np
@@ -168,7 +166,6 @@ class LearnedDetector:
     # onnxruntime where installed (x3.6 faster here), else cv2.dnn
     runtime: str = "auto"
     _net: Any = field(default=None, repr=False)
-    _mirror_net: Any = field(default=None, repr=False)  # cv2.dnn: a second net, for the mirrored pass beside the first
     _session: Any = field(default=None, repr=False)
     _openvino: Any = field(default=None, repr=False)
     # base size -> how much larger than the base the model boxes it (its card's "box_radius_scale", measured
@@ -257,7 +254,11 @@ class LearnedDetector:
         With ``mirror_test`` the view is also run mirrored left-right: each box kept is then the
         score-weighted mean of the boxes of its class that overlap it in either view, and its score is
         the mean of its best score in each view (a box one view does not see counts half)."""
-        rows = self._passes(top)
+        rows = [self._raw(top)]
+        if self.mirror_test:
+            mirrored = self._raw(cv2.flip(top, 1))
+            mirrored[:, 0] = top.shape[1] - mirrored[:, 0]
+            rows.append(mirrored)
         view = np.concatenate([np.full(len(r), k) for k, r in enumerate(rows)])
         out = np.concatenate(rows)
         scores_all = out[:, 4:]
@@ -282,28 +283,8 @@ class LearnedDetector:
         boxes = np.c_[xywh[idx, 0], xywh[idx, 1], xywh[idx, 0] + xywh[idx, 2], xywh[idx, 1] + xywh[idx, 3]]
         return boxes.astype(np.float64), cls[idx].astype(np.int64), score[idx].astype(np.float64)
 
-    def _passes(self, top: Image) -> list[npt.NDArray[np.float64]]:
-        """The network's raw rows for ``top`` and, with ``mirror_test``, for its mirror image (x mapped back).
-
-        The two passes run at once, the mirrored one on a thread of its own: one pass keeps this machine's 2 cores
-        only part busy. Measured on the 44"x60" view, both passes: cv2.dnn 135 -> 107 ms, onnxruntime 122 -> 88 ms,
-        the same outputs to the bit (session 74). OpenVINO keeps the cores busy (46 ms either way), so it runs them
-        in turn."""
-        if not self.mirror_test:
-            return [self._raw(top)]
-        flipped = cv2.flip(top, 1)
-        if self._openvino is not None:
-            straight, mirrored = self._raw(top), self._raw(flipped)
-        else:
-            if self._session is None and self._mirror_net is None:  # a cv2.dnn net runs one pass at a time
-                self._mirror_net = cv2.dnn.readNetFromONNX(str(self.model_path))
-            straight, mirrored = at_once(lambda: self._raw(top), lambda: self._raw(flipped, self._mirror_net))
-        mirrored[:, 0] = top.shape[1] - mirrored[:, 0]
-        return [straight, mirrored]
-
-    def _raw(self, top: Image, net: Any = None) -> npt.NDArray[np.float64]:
-        """The network's raw rows for ``top``: (N, 4 + classes), cx, cy, w, h in its pixels, class scores.
-        ``net``: the cv2.dnn net to run it on, where not the detector's own."""
+    def _raw(self, top: Image) -> npt.NDArray[np.float64]:
+        """The network's raw rows for ``top``: (N, 4 + classes), cx, cy, w, h in its pixels, class scores."""
         h, w = top.shape[:2]
         ph, pw = -(-h // 32) * 32, -(-w // 32) * 32
         padded = np.zeros((ph, pw, 3), np.uint8)
@@ -314,9 +295,8 @@ class LearnedDetector:
         elif self._session is not None:
             out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0]
         else:
-            net = self._net if net is None else net
-            net.setInput(blob)
-            out = net.forward()
+            self._net.setInput(blob)
+            out = self._net.forward()
         return np.asarray(out, dtype=np.float64)[0].T
 
     # ---- the whole frame ---------------------------------------------------------------------
@@ -782,30 +762,3 @@ def _oval_shape(size_in: tuple[float, float], fg: Image | None, cx: float, cy: f
         return float(abs(np.hypot(a * cos_f, b * sin_f) - half_w_in) + abs(np.hypot(a * sin_f, b * cos_f) - half_h_in))
 
     return min(OVALS, key=box_mismatch_in), facing
-
-
-T = TypeVar("T")
-U = TypeVar("U")
-
-
-def at_once(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
-    """``first()`` here and ``second()`` on a thread of its own, at the same time; an error in either is raised
-    here once both are done. A thread a call, not a pool: nothing lingers, and a forked process starts clean."""
-    second_result: list[U] = []
-    second_error: list[BaseException] = []
-
-    def run_second() -> None:
-        try:
-            second_result.append(second())
-        except BaseException as error:  # raised again in the caller's thread below
-            second_error.append(error)
-
-    thread = threading.Thread(target=run_second, name="tablesight-second-pass", daemon=True)
-    thread.start()
-    try:
-        first_result = first()
-    finally:
-        thread.join()
-    if second_error:
-        raise second_error[0]
-    return first_result, second_result[0]

@@ -14,7 +14,6 @@ from shapely.geometry import Point, Polygon
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
-from vision import detect_learned
 from vision.analyze import analyze, make_detector
 from vision.detect_classical import ClassicalDetector, Reference
 from vision.detect_learned import (
@@ -112,36 +111,6 @@ def test_both_runtimes_find_the_same_boxes() -> None:
     assert len(fast[0]) == len(fallback[0]) > 20
     assert np.abs(fast[0] - fallback[0]).max() < 0.05  # pixels of the 12.8 px/in view
     assert np.array_equal(fast[1], fallback[1]) and np.abs(fast[2] - fallback[2]).max() < 1e-3
-
-
-@pytest.mark.parametrize("runtime", ["onnxruntime", "cv2.dnn"])
-def test_the_mirrored_pass_beside_the_first_gives_the_boxes_of_both_in_turn(
-    runtime: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The two passes (the view and its mirror image) run at once, the mirrored one on its own thread and, through
-    cv2.dnn, its own net (docs/detector.md, session 74): the boxes are those of the two passes run in turn, to the
-    bit, frame after frame; and an error in either pass reaches the caller."""
-    table = render_table(5003, "grinding-annihilation", hard="crowded")
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    top = calibrate(table.empty, table.layout, lens).rectify(table.image, DETECT_PX_PER_IN)
-    detector = LearnedDetector(runtime=runtime)
-    at_once = [detector.boxes(top) for _ in range(2)]
-    assert detector._session is not None or detector._mirror_net is not None
-    monkeypatch.setattr(detect_learned, "at_once", lambda first, second: (first(), second()))
-    in_turn = detector.boxes(top)
-    assert len(in_turn[0]) > 20
-    for boxes in at_once:
-        assert all(np.array_equal(a, b) for a, b in zip(boxes, in_turn, strict=True))
-    monkeypatch.undo()
-
-    def broken(*_: object) -> None:
-        raise RuntimeError("the network failed")
-
-    assert detect_learned.at_once(lambda: 1, lambda: "two") == (1, "two")
-    with pytest.raises(RuntimeError, match="the network failed"):
-        detect_learned.at_once(lambda: 1, broken)
-    with pytest.raises(RuntimeError, match="the network failed"):
-        detect_learned.at_once(broken, lambda: 1)
 
 
 def test_openvino_finds_the_same_boxes_and_is_chosen_by_the_environment(

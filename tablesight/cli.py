@@ -134,14 +134,9 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
 
 def _read_image(path: str) -> Any:
-    import cv2
+    from vision.image_file import read_image
 
-    from calibration.table_frame import CalibrationError
-
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise CalibrationError(f"{path}: not an image tablesight can read (missing, or not PNG/JPEG/...)")
-    return image
+    return read_image(path)  # an ImageFileError (a ValueError) names the file and what is wrong with it
 
 
 def _layout_for(args: argparse.Namespace) -> Any:

@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.image_file import ImageFileError, read_image
+
 Image = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 # OpenCV opens a USB webcam at 640x480 unless asked for more: a 1080p webcam then sees a 44"x60" table at
@@ -158,10 +160,12 @@ class FolderSource:
     def read(self) -> Image | None:
         if self._next >= len(self._files):
             return None
-        image = cv2.imread(str(self._files[self._next]), cv2.IMREAD_COLOR)
+        path = self._files[self._next]
         self._next += 1
-        # An unreadable file (empty, cut short, not an image) is a broken frame, not the recording's end.
-        return image if image is not None else np.empty((0, 0, 3), np.uint8)
+        try:
+            return read_image(path)
+        except ImageFileError:  # empty, cut short, not an image: a broken frame, not the recording's end
+            return np.empty((0, 0, 3), np.uint8)
 
     def close(self) -> None:
         self._next = len(self._files)
@@ -175,8 +179,10 @@ class StillSource:
         self._path = Path(path)
 
     def read(self) -> Image | None:
-        image = cv2.imread(str(self._path), cv2.IMREAD_COLOR)
-        return None if image is None else np.asarray(image, dtype=np.uint8)
+        try:
+            return read_image(self._path)
+        except ImageFileError:
+            return None
 
     def close(self) -> None:
         pass

@@ -67,7 +67,24 @@ def bench(game: str) -> tuple[str, np.ndarray, float]:
     print(f"  classical, whole frame (baseline): {base:.0f} ms -> learned x{base / whole:.2f}")
     print(f"  network only, cv2.dnn: {net:.0f} ms one pass; {both:.0f} ms with the mirrored pass and the merge")
     compare_size_reading(learned, table.image, reference, frame)
+    if game == "grinding-annihilation":
+        crowded_table(learned, whole, len(learned.detect(table.image, reference, frame)[0]))
     return game, blob, net
+
+
+def crowded_table(learned: LearnedDetector, plain_ms: float, plain_bases: int) -> None:
+    """The 44"x60" frame of a crowded table: both refiners read every base, so the time grows with the army."""
+    table = render_table(5000, "grinding-annihilation", hard="crowded")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    reference = learned.prepare(table.empty, frame)
+    found = len(learned.detect(table.image, reference, frame)[0])
+    crowded = median_ms(lambda: learned.detect(table.image, reference, frame), 7)
+    per_base = (crowded - plain_ms) / max(found - plain_bases, 1)
+    print(
+        f"  crowded table, {found} bases and markers found (the frame above: {plain_bases}): {crowded:.0f} ms, "
+        f"{per_base:.1f} ms a piece more"
+    )
 
 
 def compare_size_reading(learned: LearnedDetector, photo: np.ndarray, reference: Reference, frame: TableFrame) -> None:

@@ -145,3 +145,118 @@ def test_lookups_and_extra_entries_answer_as_the_scene_file_says(spec_example: d
     scenario["attacker"] = "blue"
     assert scene.extra("scenario") == {"name": "war-of-control", "attacker": "red"}
     assert scene.extra("history", []) == [] and scene.extra("first_player") is None
+
+
+GOLDEN = Path(__file__).parent / "golden"
+# (golden scene, the field broken, its value, the field named, the reason): each a value the game's rules read and
+# once crashed on (`tablesight check` gave a traceback; a roster with it broke the page for the rest of the game).
+BAD_PROFILES = [
+    (
+        "focal-point/01-coherency-exactly-2in.json",
+        "units.0.profile.hp",
+        None,
+        "units[0].profile.hp",
+        "None is not of type 'number'",
+    ),
+    (
+        "focal-point/01-coherency-exactly-2in.json",
+        "units.0.profile.resolve",
+        {"a": 1},
+        "units[0].profile.resolve",
+        "is not of type 'number'",
+    ),
+    (
+        "focal-point/01-coherency-exactly-2in.json",
+        "units.1.state.hp",
+        [],
+        "units[1].state.hp",
+        "[] is not of type 'number'",
+    ),
+    (
+        "grinding-annihilation/01-cohesion-exactly-2in.json",
+        "units.0.profile.be",
+        {},
+        "units[0].profile.be",
+        "is not of type 'number'",
+    ),
+    (
+        "grinding-annihilation/01-cohesion-exactly-2in.json",
+        "units.0.profile.weapons",
+        True,
+        "units[0].profile.weapons",
+        "True is not of type 'array'",
+    ),
+    (
+        "grinding-annihilation/01-cohesion-exactly-2in.json",
+        "units.0.profile.weapons.0.range",
+        [6],
+        "units[0].profile.weapons[0].range",
+        '[6] is not a range in inches, or "melee"',
+    ),
+    (
+        "miniature-skirmish/01-blade-in-reach.json",
+        "units.0.profile.weapons.0.range",
+        3,
+        "units[0].profile.weapons[0].range",
+        "3 is not of type 'array'",
+    ),
+    (
+        "miniature-skirmish/01-blade-in-reach.json",
+        "units.0.profile.weapons.0.range",
+        KeyError,
+        "units[0].profile.weapons[0]",
+        "'range' is missing (required)",
+    ),
+    (
+        "onefinity/01-fire-power-3-hexes.json",
+        "units.0.profile.weapons.0.fire_power",
+        [1, 2],
+        "units[0].profile.weapons[0].fire_power[0]",
+        "1 is not of type 'array'",
+    ),
+    (
+        "onefinity/01-fire-power-3-hexes.json",
+        "units.0.profile.armor",
+        "x",
+        "units[0].profile.armor",
+        "'x' is not of type 'number'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("golden", "path", "value", "field", "reason"), BAD_PROFILES, ids=[b[1] for b in BAD_PROFILES])
+def test_a_units_game_values_of_the_wrong_kind_are_named_not_crashed_on(
+    write_scene: Any, golden: str, path: str, value: Any, field: str, reason: str
+) -> None:
+    """Each game's profile and state values that its rules read as numbers, lists or weapons are checked when the
+    scene loads (`tablesight/schemas/scene-1.schema.json`, `$defs`), per the game the scene says it plays; a value
+    of the wrong kind is an error naming the unit's field, and `tablesight check` says it and exits 2."""
+    from tablesight.cli import main
+
+    data = json.loads((GOLDEN / golden).read_text(encoding="utf-8"))["scene"]
+    Scene.from_dict(data, golden)  # the golden scene as it is loads
+    file = write_scene(_break(data, path, value))
+    with pytest.raises(SceneError) as caught:
+        Scene.load(file)
+    assert any(p == field and reason in r for p, r in caught.value.problems), caught.value.problems
+    assert main(["check", str(file)]) == 2
+
+
+def test_every_golden_scene_and_a_move_record_of_the_wrong_kind(write_scene: Any) -> None:
+    """Every golden scene of every game loads with the games' checks; a move record in the history whose start is no
+    [x, y] (each model's, or one) or whose unit is no id is named."""
+    scenes = [json.loads(p.read_text(encoding="utf-8"))["scene"] for p in sorted(GOLDEN.rglob("*.json"))]
+    assert len(scenes) > 40
+    for data in scenes:
+        Scene.from_dict(data)
+    data = json.loads((GOLDEN / "focal-point/01-coherency-exactly-2in.json").read_text(encoding="utf-8"))["scene"]
+    data["history"] = [
+        {"event": "move", "unit": "wardens", "from": {"w1": [1.0, 2.0]}, "moves": 1},
+        {"event": "move", "unit": "wardens", "model": "w1", "from": [1.0, 2.0], "to": [2.0, 2.0]},
+    ]
+    Scene.from_dict(data)  # both kinds of move record
+    data["history"] = [{"event": "move", "unit": {}, "from": {"w1": [None, 2.0]}}]
+    with pytest.raises(SceneError) as caught:
+        Scene.from_dict(data)
+    named = {p for p, _ in caught.value.problems}
+    assert {"history[0].unit", "history[0].from"} <= named, caught.value.problems

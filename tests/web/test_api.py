@@ -135,6 +135,15 @@ def test_ask_answers_a_named_question(client: TestClient) -> None:
     assert ruling["measurements"] and "threshold_in" in ruling["measurements"][0]
 
 
+BAD_PROFILE_ROSTER_YAML = """
+format: tablesight-roster/1
+game: focal-point
+player: {id: red, name: Red}
+units:
+  - {id: wardens, name: Blade Wardens, profile: {type: Threshold, move: 5, attack: 4, hit: 4, defense: 4, hp: null, resolve: 3}}
+"""
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "says"),
     [
@@ -185,6 +194,13 @@ def test_ask_answers_a_named_question(client: TestClient) -> None:
         ("post", "/api/roster", {"format": "xml", "text": "<army/>"}, 422, "format"),
         ("post", "/api/roster", {"format": "yaml", "text": "units: [unclosed"}, 400, "not valid YAML"),
         ("post", "/api/roster", {"format": "json", "text": '{"format": "tablesight-roster/1"}'}, 400, "player"),
+        (  # a profile value the rules read as a number: refused before it is kept (it broke every later view)
+            "post",
+            "/api/roster",
+            {"format": "yaml", "text": BAD_PROFILE_ROSTER_YAML},
+            400,
+            "profile.hp: None is not of type 'number'",
+        ),
         ("post", "/api/join", {"code": 123456}, 422, "code"),
     ],
 )

@@ -272,8 +272,9 @@ def _schema_reason(error: jsonschema.ValidationError) -> str:
             base_semi_axes_in(str(error.instance))
         except (UnknownBaseError, ValueError, TypeError) as base_error:
             return str(base_error)
-    if error.validator == "anyOf" and "description" in error.schema:  # the kinds it may be, in words
-        return f"{error.instance!r} is not {error.schema['description']}"
+    described = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator == "anyOf" and described:  # the kinds it may be, in words
+        return f"{error.instance!r} is not {described}"
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is missing (required)")
     return str(error.message)

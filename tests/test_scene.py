@@ -85,6 +85,7 @@ BAD_SCENES = [
     ("objectives.0.x", 25.0, "objectives[0]", "off the 24 x 24 in table"),
     ("table.width_in", -24, "table.width_in", "less than or equal to the minimum"),
     ("models.0.x", "4", "models[0].x", "'4' is not of type 'number'"),
+    ("scenario", 3.5, "scenario", "3.5 is not of type 'object'"),  # read as a mission (ask ... score crashed)
 ]
 
 

@@ -27,6 +27,39 @@ class LensError(ValueError):
     """Lens calibration could not be done or loaded; says why."""
 
 
+DISTORTION_COUNTS = (4, 5, 8, 12, 14)  # the distortion vectors OpenCV takes
+
+
+def lens_problem(K: Any, dist: Any, image_size: Any, cov: Any = None) -> str:
+    """What is wrong with a lens's values, naming the field; '' where nothing is."""
+    K, dist = np.asarray(K), np.asarray(dist)
+    camera_matrix = (
+        K.shape == (3, 3)
+        and K.dtype.kind in "fiu"
+        and bool(np.all(np.isfinite(K)))
+        and K[0, 0] > 0
+        and K[1, 1] > 0
+        and K[1, 0] == 0
+        and np.array_equal(K[2], [0.0, 0.0, 1.0])
+    )
+    if not camera_matrix:
+        return f"K: expected a camera matrix [[fx, s, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0, got {K.tolist()!r}"
+    if dist.size not in DISTORTION_COUNTS or not np.all(np.isfinite(dist)):
+        counts = ", ".join(str(n) for n in DISTORTION_COUNTS)
+        return f"dist: expected {counts} finite distortion coefficients, got {dist.ravel().tolist()!r}"
+    size = list(image_size) if isinstance(image_size, (list, tuple)) else image_size
+    whole = (int, float, np.integer, np.floating)
+    if not (
+        isinstance(size, list)
+        and len(size) == 2
+        and all(isinstance(v, whole) and not isinstance(v, bool) and v > 0 and float(v).is_integer() for v in size)
+    ):
+        return f"image_size: expected [width, height] in whole pixels, got {image_size!r}"
+    if cov is not None and np.asarray(cov).shape != (8, 8):
+        return f"cov: expected the 8x8 covariance of fx, fy, cx, cy, k1, k2, p1, p2, got shape {np.asarray(cov).shape}"
+    return ""
+
+
 def charuco_board() -> cv2.aruco.CharucoBoard:
     d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, CHARUCO_DICTIONARY))
     return cv2.aruco.CharucoBoard(CHARUCO_SQUARES, CHARUCO_SQUARE_MM, CHARUCO_MARKER_MM, d)
@@ -41,6 +74,13 @@ class LensModel:
     views: int = 0
     std: tuple[float, ...] | None = None  # standard deviations of fx, fy, cx, cy, k1, k2, p1, p2 (from the fit)
     cov: tuple[tuple[float, ...], ...] | None = None  # their full 8x8 covariance (correlations included)
+
+    def __post_init__(self) -> None:
+        """A lens OpenCV can use, or a LensError naming the field: a lens file edited by hand or cut short used to
+        reach OpenCV's asserts (``tablesight calibrate --lens`` printed a traceback)."""
+        problem = lens_problem(self.K, self.dist, self.image_size, self.cov)
+        if problem:
+            raise LensError(problem)
 
     def perturbed(self, delta: npt.ArrayLike) -> LensModel:
         """The model with its parameters (fx, fy, cx, cy, k1, k2, p1, p2) moved by ``delta``."""
@@ -95,6 +135,8 @@ class LensModel:
             )
         except FileNotFoundError:
             raise LensError(f"{path}: no such lens file") from None
+        except LensError as error:
+            raise LensError(f"{path}: {error}") from None
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise LensError(f"{path}: not a tablesight lens file ({error!r})") from None
 

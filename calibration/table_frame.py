@@ -24,7 +24,7 @@ import numpy.typing as npt
 from calibration.fiducials import Corners, detect_markers, sharpness
 from calibration.focal_from_markers import centred_intrinsics, focal_from_markers
 from calibration.layout import Layout
-from calibration.lens import LensModel
+from calibration.lens import LensError, LensModel
 from calibration.lens_from_markers import lens_from_markers
 
 FloatArray = npt.NDArray[np.float64]
@@ -251,9 +251,17 @@ class TableFrame:
             lens_data = data.get("lens")
             lens = None
             if lens_data:
-                lens = LensModel(
-                    np.array(lens_data["K"], float), np.array(lens_data["dist"], float), tuple(lens_data["image_size"])
-                )  # type: ignore[arg-type]
+                try:
+                    lens = LensModel(
+                        np.array(lens_data["K"], float),
+                        np.array(lens_data["dist"], float),
+                        tuple(lens_data["image_size"]),  # type: ignore[arg-type]
+                    )
+                except LensError as error:
+                    raise CalibrationError(f"{path}: lens.{error}") from None
+            problem = _saved_frame_problem(data)
+            if problem:
+                raise CalibrationError(f"{path}: {problem}")
             return cls(
                 np.array(data["H"], float),
                 Layout.from_json(data["layout"], str(path)),
@@ -266,8 +274,29 @@ class TableFrame:
             )
         except FileNotFoundError:
             raise CalibrationError(f"{path}: no such calibration file") from None
+        except CalibrationError:
+            raise
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise CalibrationError(f"{path}: not a tablesight calibration file ({error!r})") from None
+
+
+def _saved_frame_problem(data: dict[str, Any]) -> str:
+    """What is wrong with a saved calibration's map and pose, naming the field; '' where nothing is (the layout and
+    the lens are checked by their own loaders)."""
+    H = np.asarray(data["H"], float)
+    if H.shape != (3, 3) or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-12:
+        return f"H: expected an invertible 3x3 matrix of finite numbers, got {data['H']!r}"
+    size = data["image_size"]
+    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+        return f"image_size: expected [width, height] in whole pixels, got {size!r}"
+    for name, shape in (("K", (3, 3)), ("rvec", (3,)), ("tvec", (3,))):
+        value = data.get(name)
+        if value is not None and (
+            np.asarray(value, float).reshape(-1).shape != (math.prod(shape),)
+            or not np.all(np.isfinite(np.asarray(value, float)))
+        ):
+            return f"{name}: expected {' x '.join(map(str, shape))} finite numbers, got {value!r}"
+    return ""
 
 
 # ---- fitting ------------------------------------------------------------------------

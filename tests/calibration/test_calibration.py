@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from calibration.layout import Layout, LayoutError, MarkerPlacement
-from calibration.lens import LensModel
+from calibration.lens import LensError, LensModel
 from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from tests.calibration.conftest import DISTORTION, SIZE, TABLE, photograph
@@ -266,6 +266,62 @@ def test_clear_errors(true_camera: Camera, texture: np.ndarray) -> None:
         calibrate(blurred, LAYOUT)
     with pytest.raises(CalibrationError, match="empty or not an image"):
         calibrate(np.zeros((0, 0), np.uint8), LAYOUT)
+
+
+SAMPLES = Path(__file__).parents[2] / "sample_images"
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "value", "message"),
+    [
+        ("lens", "dist", [0.1, 0.2, 0.0], "dist: expected 4, 5, 8, 12, 14 finite distortion coefficients"),
+        (
+            "lens",
+            "K",
+            [[1500.0, 0.0], [0.0, 1500.0]],
+            "K: expected a camera matrix [[fx, s, cx], [0, fy, cy], [0, 0, 1]]",
+        ),
+        ("lens", "K", [[1500, 0, 960], [0, 1500, 540], [0, -1e9, 1]], "K: expected a camera matrix"),
+        ("lens", "K", [[-5, 0, 960], [0, 1500, 540], [0, 0, 1]], "with fx, fy > 0"),
+        ("lens", "image_size", [1920], "image_size: expected [width, height] in whole pixels"),
+        ("lens", "cov", [[1.0]], "cov: expected the 8x8 covariance"),
+        ("calibration", "H", [[1, 0], [0, 1]], "H: expected an invertible 3x3 matrix"),
+        ("calibration", "H", [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "H: expected an invertible 3x3 matrix"),
+        ("calibration", "image_size", [1920, -1], "image_size: expected [width, height] in whole pixels"),
+        ("calibration", "rvec", [0.1, 0.2], "rvec: expected 3 finite numbers"),
+        ("calibration", "lens.dist", [1.0], "lens.dist: expected 4, 5, 8, 12, 14"),
+    ],
+)
+def test_a_lens_or_calibration_file_with_a_value_opencv_cannot_take_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, field: str, value: object, message: str
+) -> None:
+    """A lens or calibration file edited by hand (or written by another tool) whose matrix or distortion OpenCV
+    cannot use was read, then stopped `calibrate --lens` or `rectify --calibration` in OpenCV's asserts with a
+    traceback (found by a scratch fuzz, /tmp/s74/calfuzz.py). It is now an error that names the file and the field,
+    and the command exits 2."""
+    from tablesight.cli import main
+
+    source = SAMPLES / ("lens-1080p.json" if kind == "lens" else "table-24x24.calibration.json")
+    data = json.loads(source.read_text(encoding="utf-8"))
+    target = data
+    *parents, last = field.split(".")
+    for part in parents:
+        target = target[part]
+    target[last] = value
+    path = tmp_path / f"broken-{kind}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    error = LensError if kind == "lens" else CalibrationError
+    with pytest.raises(error) as caught:
+        LensModel.load(path) if kind == "lens" else TableFrame.load(path)
+    assert str(caught.value).startswith(f"{path}: ") and message in str(caught.value), str(caught.value)
+    photo = str(SAMPLES / "table-24x24.jpg")
+    argv = (
+        ["calibrate", photo, "--lens", str(path)] if kind == "lens" else ["rectify", photo, "--calibration", str(path)]
+    )
+    assert main([*argv, "--out", str(tmp_path / "out.png")] if kind != "lens" else argv) == 2
+    assert message in capsys.readouterr().err
+    LensModel.load(SAMPLES / "lens-1080p.json")  # the files as shipped load
+    TableFrame.load(SAMPLES / "table-24x24.calibration.json")
 
 
 @pytest.mark.parametrize(

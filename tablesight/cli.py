@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Iterator, Sequence
 from importlib import resources
@@ -173,7 +174,7 @@ def _table_size(text: str) -> tuple[float, float]:
         width, depth = (float(v) for v in text.lower().split("x"))
     except ValueError:
         raise ValueError(f"--table {text!r}: give the table as WIDTHxDEPTH in inches, e.g. 24x24 or 44x60") from None
-    if width <= 0 or depth <= 0:
+    if not (0 < width < math.inf and 0 < depth < math.inf):  # nan fails both
         raise ValueError(f"--table {text!r}: sizes must be positive")
     return width, depth
 
@@ -308,6 +309,8 @@ def _players_for(args: argparse.Namespace) -> dict[str, str] | None:
             hex_to_bgr(colour)
         except ValueError as error:
             raise ValueError(f"--players {args.players!r}: {name}'s colour {error}") from None
+        if name in players:  # the second would quietly replace the first
+            raise ValueError(f"--players {args.players!r}: {name} is given twice")
         players[name] = colour
     return players
 

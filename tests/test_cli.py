@@ -83,6 +83,15 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         (["watch", "sample_images/games", "--players", "red"], "--players 'red': give each player as NAME=COLOUR"),
         (["watch", "sample_images/games", "--players", "red=#d33,blue=#zzz"], "blue's colour '#zzz' is not a colour"),
         (["analyze", "sample_images/games/focal-point-900.jpg", "--players", "red=#d33,blue"], "NAME=COLOUR"),
+        # a player given twice took the second colour silently; a table of nan inches reached the calibration
+        (
+            ["watch", "sample_images/games", "--players", "red=#d33,red=#36c"],
+            "--players 'red=#d33,red=#36c': red is given twice",
+        ),
+        (
+            ["calibrate", "sample_images/table-24x24.jpg", "--table", "nanxnan"],
+            "--table 'nanxnan': sizes must be positive",
+        ),
         # the players' deployment is read before the camera is opened for the game (vision/live/deployment.py)
         (["watch", "sample_images/games", "--deployment", "{missing}"], "{missing}: no such file"),
         (["watch", "sample_images/games", "--deployment", "{broken}"], "models[0].base: '33' is not a known base size"),

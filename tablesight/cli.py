@@ -439,6 +439,20 @@ def _terrain_file(path: str) -> list[dict[str, Any]]:
         isinstance(t, dict) and {"id", "kind", "polygon"} <= set(t) for t in pieces
     ):
         raise ValueError(f'{path}: expected {{"terrain": [{{"id", "kind", "polygon", "height_in"}}, ...]}}')
+    # each piece as a scene's terrain is checked, so that a broken outline is named here, not met in shapely
+    import jsonschema
+
+    from geometry.shapes import validate_polygon
+    from tablesight.scene import field_path
+
+    validator = jsonschema.Draft202012Validator(scene_schema()["properties"]["terrain"]["items"])
+    for index, piece in enumerate(pieces):
+        problem = next(iter(validator.iter_errors(piece)), None)
+        if problem is not None:
+            raise ValueError(f"{path}: terrain{field_path([index, *problem.absolute_path])}: {problem.message}")
+        reason = validate_polygon(piece["polygon"])
+        if reason:
+            raise ValueError(f"{path}: terrain[{index}].polygon: {reason}")
     return pieces
 
 

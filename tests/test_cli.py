@@ -498,3 +498,34 @@ def test_render_tables_wants_a_count_of_one_or_more(count: str, said: str, capsy
         main(["render-tables", "unused-folder", "--count", count])
     assert stop.value.code == 2 and f"argument --count: {said}" in capsys.readouterr().err
     assert not Path("unused-folder").exists()
+
+
+def test_a_terrain_file_with_a_broken_piece_is_named_before_the_photo_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--terrain` pieces are checked as a scene's terrain when the file is read (session 74: an outline point that
+    was no [x, y] stopped `analyze` inside shapely with a traceback; a self-crossing outline or a negative height
+    went on into the scene)."""
+    games = Path(__file__).resolve().parents[1] / "sample_images" / "games"
+    photo, empty = str(games / "focal-point-900.jpg"), str(games / "focal-point-900.empty.jpg")
+    square = [[2.0, 2.0], [6.0, 2.0], [6.0, 6.0], [2.0, 6.0]]
+    for piece, says in (
+        (
+            {"id": "t1", "kind": "hill", "polygon": [[2.0, 2.0], -1, [6.0, 6.0]], "height_in": 1.0},
+            "terrain[0].polygon[1]: -1 is not of type 'array'",
+        ),
+        (
+            {"id": "t1", "kind": "hill", "polygon": [[0, 0], [2, 2], [2, 0], [0, 2]], "height_in": 1.0},
+            "terrain[0].polygon: the polygon is not simple",
+        ),
+        (
+            {"id": "t1", "kind": "hill", "polygon": square, "height_in": -1},
+            "terrain[0].height_in: -1 is less than the minimum of 0",
+        ),
+        ({"id": "t1", "kind": "hill", "polygon": square}, "terrain[0]: 'height_in' is a required property"),
+    ):
+        path = tmp_path / "terrain.json"
+        path.write_text(json.dumps({"terrain": [piece]}), encoding="utf-8")
+        assert main(["analyze", photo, "--empty", empty, "--terrain", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: {says}" in err, err

@@ -22,7 +22,11 @@ MISSING_GREY = 128  # what the decoder fills a JPEG's missing rows with, in each
 
 
 class ImageFileError(ValueError):
-    """A photo file that cannot be used; the message names the file and what is wrong with it."""
+    """A photo file that cannot be used; the message names the file and what is wrong with it (``reason``)."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.reason = reason
 
 
 def read_image(path: str | Path) -> Image:
@@ -30,11 +34,12 @@ def read_image(path: str | Path) -> Image:
     cut short: one with no end marker whose last row the decoder filled with grey."""
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
-        raise ImageFileError(f"{path}: not an image tablesight can read (missing, or not PNG/JPEG/...)")
+        raise ImageFileError(path, "not an image tablesight can read (missing, or not PNG/JPEG/...)")
     if jpeg_cut_short(Path(path), image):
         raise ImageFileError(
-            f"{path}: the JPEG is cut short (its end is missing, and the rows after the cut are blank grey): "
-            "copy or save it again"
+            path,
+            "the JPEG is cut short (its end is missing, and the rows after the cut are blank grey): copy or save it "
+            "again",
         )
     return np.asarray(image, dtype=np.uint8)
 

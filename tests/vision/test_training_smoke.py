@@ -59,7 +59,7 @@ def test_train_export_run_with_cv2_dnn_then_adapt(tmp_path: Path) -> None:
     adapted = tmp_path / "adapted"
     out = run("adapt", str(confirmed), "--out", str(adapted), "--epochs", "1", cwd=tmp_path)
     assert "adapted the detector on 1 confirmed frames" in out
-    assert "skipped broken.jpg: not a readable image" in out
+    assert "skipped broken.jpg: not an image tablesight can read" in out
     assert f"--model {adapted / 'adapted.onnx'} (or watch" in out
     # the refiner waits for 20 confirmed frames (docs/detector.md, session 37: on fewer it read sizes no better)
     assert "the refiner was left as shipped: 1 confirmed frames, it takes 20" in out
@@ -82,6 +82,16 @@ def test_kept_frames_are_calibrated_with_their_tables_own_layout(tmp_path: Path)
     (tmp_path / "layout.json").write_text(json.dumps(table.layout.to_json()))
     ((_, _, frame, _),), _ = confirmed_frames(tmp_path)
     assert frame.layout == table.layout
+    # a frame whose scene was cut short, or whose photo was, is skipped saying why; the others are still used
+    (tmp_path / "f1.scene.json").write_text(json.dumps(table.scene)[:200])
+    cv2.imwrite(str(tmp_path / "f1.jpg"), table.image)
+    (tmp_path / "f2.scene.json").write_text(json.dumps(table.scene))
+    (tmp_path / "f2.jpg").write_bytes((tmp_path / "f0.jpg").read_bytes()[:20000])
+    (used,), skipped = confirmed_frames(tmp_path)
+    assert used[0] == "f0.jpg" and len(skipped) == 2
+    assert skipped[0].startswith("f1.scene.json: not valid JSON") and skipped[1].startswith(
+        "f2.jpg: the JPEG is cut short"
+    )
 
 
 def test_adapting_the_refiner_is_checked_on_the_last_confirmed_frames(tmp_path: Path) -> None:

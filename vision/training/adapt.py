@@ -26,7 +26,9 @@ from calibration.layout import Layout
 from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from geometry.shapes import base_semi_axes_in
+from tablesight.scene import Scene, SceneError
 from vision.detect_learned import CLASSES, DEFAULT_MODEL, DETECT_PX_PER_IN
+from vision.image_file import ImageFileError, read_image
 from vision.refiner import DEFAULT_REFINER, companion_for
 from vision.training.dataset import Box, tiles, write_data_yaml
 from vision.training.refiner import photo_samples, score_refiner, train_refiner
@@ -76,10 +78,16 @@ def confirmed_frames(
     used, skipped = [], []
     photos = sorted(p for p in src.glob("*.jpg") if (src / f"{p.stem}.scene.json").exists())
     for photo_path in photos[:limit]:
-        scene = json.loads((src / f"{photo_path.stem}.scene.json").read_text(encoding="utf-8"))
-        photo = cv2.imread(str(photo_path))
-        if photo is None:
-            skipped.append(f"{photo_path.name}: not a readable image")
+        scene_path = src / f"{photo_path.stem}.scene.json"
+        try:  # a scene edited by hand, or cut short, is skipped saying why, not the end of adapting
+            scene = Scene.load(scene_path).to_dict()
+        except SceneError as error:
+            skipped.append(str(error).replace(str(scene_path), scene_path.name, 1))
+            continue
+        try:
+            photo = read_image(photo_path)
+        except ImageFileError as error:
+            skipped.append(f"{photo_path.name}: {error.reason}")
             continue
         layout = table_layout or Layout.default(scene["table"]["width_in"], scene["table"]["depth_in"])
         try:

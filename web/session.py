@@ -139,7 +139,7 @@ class GameSession:
         self.version = 0
         self.problems: list[str] = []
         self._last_snapshot_at = 0.0
-        self._scene, self.skipped = self._build(self.base, self.corrections)
+        self._scene, self.skipped = self._build(self.base, self.corrections, lenient=True)
         self._view: dict[str, Any] = {}
         self._unit_info: dict[str, dict[str, Any]] = {}  # per unit, for the scene of this version
         self._refresh()
@@ -147,10 +147,31 @@ class GameSession:
             self.snapshot("game started")
 
     # ---- building the scene ------------------------------------------------------------
-    def _build(self, base: dict[str, Any], corrections: list[dict[str, Any]]) -> tuple[Scene, list[str]]:
-        """The corrected scene, and a note for each correction that did not apply."""
+    def _build(
+        self, base: dict[str, Any], corrections: list[dict[str, Any]], lenient: bool = False
+    ) -> tuple[Scene, list[str]]:
+        """The corrected scene, and a note for each correction that did not apply. ``lenient``: a kept correction
+        that no longer makes a valid scene (kept by an older version before its values were checked, session 74)
+        is left out, with a note, instead of every frame and the game's start failing on it."""
         data, skipped = apply_all(base, corrections)
-        return self._validated(data), skipped
+        try:
+            return self._validated(data), skipped
+        except SceneError:
+            if not lenient or not corrections:
+                raise
+        self._validated(copy.deepcopy(base))  # a frame bad in itself is still refused (SceneError)
+        kept: list[dict[str, Any]] = []
+        notes = []
+        for correction in corrections:
+            trial, _ = apply_all(base, [*kept, correction])
+            try:
+                self._validated(trial)
+            except SceneError as error:
+                notes.append(f"correction {correction.get('id', '?')} ({correction.get('op')}) left out: {error}")
+                continue
+            kept.append(correction)
+        data, skipped = apply_all(base, kept)
+        return self._validated(data), skipped + notes
 
     def _validated(self, data: dict[str, Any]) -> Scene:
         data["game"] = self.game
@@ -170,7 +191,7 @@ class GameSession:
             if camera is not None:
                 self.camera = camera
             try:
-                built, skipped = self._build(scene, self.corrections)
+                built, skipped = self._build(scene, self.corrections, lenient=True)
             except SceneError as error:
                 # Keep the last good table; say why this frame was not used.
                 self.problems = [f"frame not used: {error}"]

@@ -72,3 +72,47 @@ def test_a_db_that_cannot_hold_the_games_is_refused_by_name_and_left_as_it_was(
         out, err = capsys.readouterr()
         assert f"tablesight: error: {path}: {said}" in err and "referee page" not in out
         assert (path.read_bytes() if path.is_file() else None) == before  # nothing written to it
+
+
+def test_a_game_kept_with_a_correction_that_no_longer_fits_starts_and_says_it_left_it_out(tmp_path: Path) -> None:
+    """Before session 74 a roster whose values the rules read as numbers were not (`hp: null`) was kept as a
+    correction, and broke every later view; once the scene's values were checked, the same saved game would not
+    start at all. It starts now: the correction that no longer makes a valid table is left out and said, the
+    others still apply, and a new such roster is refused."""
+    from fastapi.testclient import TestClient
+
+    from web.app import ServerConfig, create_app
+    from web.feeds import SampleFeed
+    from web.guard import GuardConfig
+    from web.rosters import parse_roster
+    from web.store import GameStore
+
+    bad = (
+        "format: tablesight-roster/1\ngame: focal-point\nplayer: {id: red, name: Red}\nunits:\n"
+        "  - {id: wardens, name: Blade Wardens, profile: {move: 5, attack: 4, hit: 4, defense: 4, hp: null}}\n"
+    )
+    config = ServerConfig(
+        str(tmp_path / "game.sqlite"),
+        tick_s=0.05,
+        guard=GuardConfig(),
+        feed_factory=lambda: SampleFeed(amplitude_in=0.0),
+    )
+    with TestClient(create_app(config), client=("127.0.0.1", 50000)) as client:
+        client.post(
+            "/api/corrections", json={"correction": {"op": "terrain", "terrain": "thicket", "kind": "blocking"}}
+        )
+    store = GameStore(str(tmp_path / "game.sqlite"))
+    active = store.active_game()
+    assert active is not None
+    store.add_correction(active.id, {"op": "roster", "roster": parse_roster(bad, "yaml")})  # as the old code kept it
+    store.close()
+    with TestClient(create_app(config), client=("127.0.0.1", 50000)) as client:
+        view = client.get("/api/view").json()
+        assert any(
+            "(roster) left out: table: units[0].profile.hp: None is not of type 'number'" in note
+            for note in view["skipped"]
+        ), view["skipped"]
+        assert next(t for t in view["terrain"] if t["id"] == "thicket")["kind"] == "blocking"  # the others apply
+        assert client.get("/api/units/wardens").status_code == 200
+        refused = client.post("/api/roster", json={"format": "yaml", "text": bad})
+        assert refused.status_code == 400 and "profile.hp" in refused.json()["error"]

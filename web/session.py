@@ -139,6 +139,7 @@ class GameSession:
         self.version = 0
         self.problems: list[str] = []
         self._last_snapshot_at = 0.0
+        self._left_out: dict[Any, str] = {}  # kept corrections that no longer fit the table, by id: why (_build)
         self._scene, self.skipped = self._build(self.base, self.corrections, lenient=True)
         self._view: dict[str, Any] = {}
         self._unit_info: dict[str, dict[str, Any]] = {}  # per unit, for the scene of this version
@@ -150,28 +151,33 @@ class GameSession:
     def _build(
         self, base: dict[str, Any], corrections: list[dict[str, Any]], lenient: bool = False
     ) -> tuple[Scene, list[str]]:
-        """The corrected scene, and a note for each correction that did not apply. ``lenient``: a kept correction
-        that no longer makes a valid scene (kept by an older version before its values were checked, session 74)
-        is left out, with a note, instead of every frame and the game's start failing on it."""
-        data, skipped = apply_all(base, corrections)
+        """The corrected scene, and a note for each correction that did not apply. ``lenient`` (the game's start): a
+        kept correction that no longer makes a valid scene (kept by an older version before its values were
+        checked, session 74) is left out, with a note, instead of the saved game failing to start; those left out
+        are remembered (``_left_out``) and left out of every later frame too. On a frame, a correction that does
+        not fit that frame still means the frame is not used, as before."""
+        usable = [c for c in corrections if c.get("id") not in self._left_out]
+        data, skipped = apply_all(base, usable)
         try:
-            return self._validated(data), skipped
+            return self._validated(data), skipped + list(self._left_out.values())
         except SceneError:
-            if not lenient or not corrections:
+            if not lenient or not usable:
                 raise
         self._validated(copy.deepcopy(base))  # a frame bad in itself is still refused (SceneError)
-        kept: list[dict[str, Any]] = []
-        notes = []
-        for correction in corrections:
-            trial, _ = apply_all(base, [*kept, correction])
+        current, kept = copy.deepcopy(base), []
+        for correction in usable:
+            trial = copy.deepcopy(current)
+            apply_one(trial, correction)
             try:
                 self._validated(trial)
             except SceneError as error:
-                notes.append(f"correction {correction.get('id', '?')} ({correction.get('op')}) left out: {error}")
+                note = f"correction {correction.get('id', '?')} ({correction.get('op')}) left out: {error}"
+                self._left_out[correction.get("id")] = note
                 continue
+            current = trial
             kept.append(correction)
         data, skipped = apply_all(base, kept)
-        return self._validated(data), skipped + notes
+        return self._validated(data), skipped + list(self._left_out.values())
 
     def _validated(self, data: dict[str, Any]) -> Scene:
         data["game"] = self.game
@@ -191,7 +197,7 @@ class GameSession:
             if camera is not None:
                 self.camera = camera
             try:
-                built, skipped = self._build(scene, self.corrections, lenient=True)
+                built, skipped = self._build(scene, self.corrections)
             except SceneError as error:
                 # Keep the last good table; say why this frame was not used.
                 self.problems = [f"frame not used: {error}"]
@@ -437,7 +443,7 @@ class GameSession:
                 seen = next((m for m in self.base.get("models", []) if m.get("id") == correction.get("model")), None)
                 if seen is not None:
                     correction = {**correction, "seen_at": [float(seen["x"]), float(seen["y"])]}
-            trial, skipped = apply_all(self.base, self.corrections)
+            trial, skipped = apply_all(self.base, [c for c in self.corrections if c.get("id") not in self._left_out])
             why = apply_one(trial, correction)
             if why is not None:
                 raise CorrectionError(why)
@@ -468,8 +474,10 @@ class GameSession:
                 raise CorrectionError(str(error)) from None
             row = self.store.new_game(game, scenario)
             for c in self.corrections:
-                self.store.add_correction(row.id, {k: v for k, v in c.items() if k != "id"})
+                if c.get("id") not in self._left_out:  # what no longer fits the table stays behind
+                    self.store.add_correction(row.id, {k: v for k, v in c.items() if k != "id"})
             self.game_id, self.corrections = row.id, self.store.corrections(row.id)
+            self._left_out = {}
             self._scene, self.skipped = scene, skipped
             self._refresh()
             self.snapshot("set-up")

@@ -169,6 +169,22 @@ def _flux_layout_for(args: argparse.Namespace) -> Any:
     return FluxLayout.load(args.flux_layout) if args.flux_layout else FluxLayout.default(*_table_size(args.table))
 
 
+def _number_in(low: float, high: float, what: str, low_open: bool = False) -> Any:
+    """An argparse type: a finite number from ``low`` to ``high`` (above ``low`` where ``low_open``), else an error
+    that says what it is for (nan, a negative distance or a view a billion pixels wide used to reach the maths)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (low < value <= high if low_open else low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{text!r}: {what}")
+        return value
+
+    return parse
+
+
 def _table_size(text: str) -> tuple[float, float]:
     try:
         width, depth = (float(v) for v in text.lower().split("x"))
@@ -1030,7 +1046,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="coherent, in-range, can-see, can-target, can-claim, controls, cover, move-ok, resolve, activation-order, score",
     )
     ask_cmd.add_argument("args", nargs="*", help="the question's ids")
-    ask_cmd.add_argument("--range", type=float, default=None, help="in-range: the distance in inches")
+    ask_cmd.add_argument(
+        "--range",
+        type=_number_in(0.0, 1000.0, "give the distance in inches, 0 to 1000"),
+        default=None,
+        help="in-range: the distance in inches",
+    )
     ask_cmd.add_argument("--weapon", default=None, help="can-target: the weapon (Focal Point: melee or ranged)")
     ask_cmd.add_argument("--from", dest="from_", default=None, help="cover, hidden: the attacker")
     ask_cmd.add_argument("--roll", type=int, default=None, help="assault-ok: the Assault roll (2D6)")
@@ -1083,7 +1104,11 @@ def build_parser() -> argparse.ArgumentParser:
     rect.add_argument("image")
     rect.add_argument("--out", required=True)
     rect.add_argument("--calibration", default=None, help="a saved calibration (else calibrate this image)")
-    rect.add_argument("--px-per-in", type=float, default=20.0)
+    rect.add_argument(
+        "--px-per-in",
+        type=_number_in(0.0, 200.0, "give the view's scale, above 0 and up to 200 px an inch", True),
+        default=20.0,
+    )
     add_layout(rect)
     rect.set_defaults(run=cmd_rectify)
 
@@ -1324,9 +1349,19 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--lan", action="store_true", help="serve on the local network too; phones need the join code")
     sv.add_argument("--db", default="~/.tablesight/games.sqlite", help="where the game is kept (SQLite)")
-    sv.add_argument("--tick", type=float, default=1.0, help="seconds between table updates")
+    sv.add_argument(
+        "--tick",
+        type=_number_in(0.0, 3600.0, "give the seconds between updates, above 0", True),
+        default=1.0,
+        help="seconds between table updates",
+    )
     sv.add_argument("--scene", default=None, help="play this scene file instead of the bundled sample")
-    sv.add_argument("--motion", type=float, default=0.6, help="how far (inches) the sample game's units drift")
+    sv.add_argument(
+        "--motion",
+        type=_number_in(0.0, 24.0, "give how far the units drift in inches, 0 to 24"),
+        default=0.6,
+        help="how far (inches) the sample game's units drift",
+    )
     sv.add_argument(
         "--camera", default=None, help="camera index, stream, video or folder; its first frame is the empty table"
     )

@@ -529,3 +529,26 @@ def test_a_terrain_file_with_a_broken_piece_is_named_before_the_photo_is_read(
         assert main(["analyze", photo, "--empty", empty, "--terrain", str(path)]) == 2
         err = capsys.readouterr().err
         assert f"{path}: {says}" in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "{scene}", "in-range", "wardens", "knives", "--range", "nan"], "--range: 'nan': give the distance"),
+        (["ask", "{scene}", "in-range", "wardens", "knives", "--range", "-1"], "--range: '-1': give the distance"),
+        (["rectify", "sample_images/table-24x24.jpg", "--px-per-in", "-5"], "--px-per-in: '-5': give the view's scale"),
+        (["rectify", "sample_images/table-24x24.jpg", "--px-per-in", "1e9"], "--px-per-in: '1e9': give the view's"),
+        (["serve", "--tick", "0"], "--tick: '0': give the seconds between updates"),
+        (["serve", "--motion", "nan"], "--motion: 'nan': give how far the units drift"),
+    ],
+)
+def test_a_distance_or_scale_of_nan_below_zero_or_huge_is_refused_as_the_option_is_read(
+    capsys: pytest.CaptureFixture[str], spec_example: dict[str, Any], write_scene: Any, argv: list[str], message: str
+) -> None:
+    """Session 74: `ask ... in-range --range nan` answered (within nan": NO; within -1": NO), `rectify --px-per-in -5`
+    stopped with a traceback and 1e9 reached the maths. Now argparse refuses the option, saying what it is for."""
+    scene = write_scene(spec_example)
+    with pytest.raises(SystemExit) as stopped:
+        main([a.format(scene=scene) for a in argv])
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err

@@ -30,6 +30,20 @@ class LensError(ValueError):
 DISTORTION_COUNTS = (4, 5, 8, 12, 14)  # the distortion vectors OpenCV takes
 
 
+def image_size_problem(image_size: Any) -> str:
+    """What is wrong with a saved ``image_size`` (a lens's or a calibration's), naming the field; '' where nothing
+    is. JSON gives whole numbers as ints or floats (1920 or 1920.0); true and false are no sizes."""
+    size = list(image_size) if isinstance(image_size, (list, tuple)) else image_size
+    whole = (int, float, np.integer, np.floating)
+    if not (
+        isinstance(size, list)
+        and len(size) == 2
+        and all(isinstance(v, whole) and not isinstance(v, bool) and v > 0 and float(v).is_integer() for v in size)
+    ):
+        return f"image_size: expected [width, height] in whole pixels, got {image_size!r}"
+    return ""
+
+
 def lens_problem(K: Any, dist: Any, image_size: Any, cov: Any = None) -> str:
     """What is wrong with a lens's values, naming the field; '' where nothing is."""
     K, dist = np.asarray(K), np.asarray(dist)
@@ -47,14 +61,8 @@ def lens_problem(K: Any, dist: Any, image_size: Any, cov: Any = None) -> str:
     if dist.size not in DISTORTION_COUNTS or not np.all(np.isfinite(dist)):
         counts = ", ".join(str(n) for n in DISTORTION_COUNTS)
         return f"dist: expected {counts} finite distortion coefficients, got {dist.ravel().tolist()!r}"
-    size = list(image_size) if isinstance(image_size, (list, tuple)) else image_size
-    whole = (int, float, np.integer, np.floating)
-    if not (
-        isinstance(size, list)
-        and len(size) == 2
-        and all(isinstance(v, whole) and not isinstance(v, bool) and v > 0 and float(v).is_integer() for v in size)
-    ):
-        return f"image_size: expected [width, height] in whole pixels, got {image_size!r}"
+    if problem := image_size_problem(image_size):
+        return problem
     if cov is not None and np.asarray(cov).shape != (8, 8):
         return f"cov: expected the 8x8 covariance of fx, fy, cx, cy, k1, k2, p1, p2, got shape {np.asarray(cov).shape}"
     return ""
@@ -81,6 +89,7 @@ class LensModel:
         problem = lens_problem(self.K, self.dist, self.image_size, self.cov)
         if problem:
             raise LensError(problem)
+        object.__setattr__(self, "image_size", tuple(int(v) for v in self.image_size))  # JSON's 1920.0 is 1920
 
     def perturbed(self, delta: npt.ArrayLike) -> LensModel:
         """The model with its parameters (fx, fy, cx, cy, k1, k2, p1, p2) moved by ``delta``."""

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from calibration.fiducials import Corners, detect_markers, sharpness
 from calibration.focal_from_markers import centred_intrinsics, focal_from_markers
 from calibration.layout import Layout
-from calibration.lens import LensError, LensModel
+from calibration.lens import LensError, LensModel, image_size_problem
 from calibration.lens_from_markers import lens_from_markers
 
 FloatArray = npt.NDArray[np.float64]
@@ -265,7 +265,7 @@ class TableFrame:
             return cls(
                 np.array(data["H"], float),
                 Layout.from_json(data["layout"], str(path)),
-                tuple(data["image_size"]),  # type: ignore[arg-type]
+                tuple(int(v) for v in data["image_size"]),  # type: ignore[arg-type]
                 lens,
                 None if data.get("K") is None else np.array(data["K"], float),
                 None if data.get("rvec") is None else np.array(data["rvec"], float),
@@ -286,9 +286,8 @@ def _saved_frame_problem(data: dict[str, Any]) -> str:
     H = np.asarray(data["H"], float)
     if H.shape != (3, 3) or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-12:
         return f"H: expected an invertible 3x3 matrix of finite numbers, got {data['H']!r}"
-    size = data["image_size"]
-    if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
-        return f"image_size: expected [width, height] in whole pixels, got {size!r}"
+    if problem := image_size_problem(data["image_size"]):
+        return problem
     for name, shape in (("K", (3, 3)), ("rvec", (3,)), ("tvec", (3,))):
         value = data.get(name)
         if value is not None and (

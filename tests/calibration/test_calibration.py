@@ -288,6 +288,8 @@ SAMPLES = Path(__file__).parents[2] / "sample_images"
         ("calibration", "H", [[1, 0], [0, 1]], "H: expected an invertible 3x3 matrix"),
         ("calibration", "H", [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "H: expected an invertible 3x3 matrix"),
         ("calibration", "image_size", [1920, -1], "image_size: expected [width, height] in whole pixels"),
+        ("calibration", "image_size", [True, True], "image_size: expected [width, height] in whole pixels"),
+        ("lens", "image_size", [1920.5, 1080], "image_size: expected [width, height] in whole pixels"),
         ("calibration", "rvec", [0.1, 0.2], "rvec: expected 3 finite numbers"),
         ("calibration", "lens.dist", [1.0], "lens.dist: expected 4, 5, 8, 12, 14"),
     ],
@@ -322,6 +324,20 @@ def test_a_lens_or_calibration_file_with_a_value_opencv_cannot_take_is_named(
     assert message in capsys.readouterr().err
     LensModel.load(SAMPLES / "lens-1080p.json")  # the files as shipped load
     TableFrame.load(SAMPLES / "table-24x24.calibration.json")
+
+
+def test_a_saved_image_size_in_whole_floats_loads_as_whole_pixels(tmp_path: Path) -> None:
+    """JSON written by another tool may give 1920.0 for 1920: the lens and the calibration both read it as whole
+    pixels (one check serves both files, calibration/lens.py: image_size_problem), so a size said back to the
+    players reads "1920x1080", not "1920.0x1080.0"."""
+    for name, loader in (("lens-1080p.json", LensModel.load), ("table-24x24.calibration.json", TableFrame.load)):
+        data = json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+        data["image_size"] = [float(v) for v in data["image_size"]]
+        path = tmp_path / name
+        path.write_text(json.dumps(data), encoding="utf-8")
+        size = loader(path).image_size  # type: ignore[attr-defined]
+        assert size == tuple(int(v) for v in data["image_size"])
+        assert all(type(v) is int for v in size), size
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,11 @@ import numpy as np
 from geometry.shapes import base_semi_axes_in
 from vision.live.assignment import min_cost_assignment
 
-STAY_IN = 0.25  # a model within this of where it was has not moved (measurement jitter)
+STAY_IN = 0.25  # a model within this of where it was has not moved (measurement jitter)...
+# ...unless it is read further than this off where it stood, and surely (beyond NUDGE_SIGMAS of both reads): a still
+# base is read again within 0.003" (median), 0.02-0.04" (p99) over the recorded games (docs/live.md, session 70)
+NUDGE_IN = 0.1
+NUDGE_SIGMAS = 3.0
 SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distance
 TEAM_COST_IN = 0.3  # a detection read in the other team's colour
 SIZE_RATIO_MAX = 1.35  # beyond this ratio of semi-axes a piece is a different piece, whatever else agrees
@@ -440,7 +444,9 @@ class IdentityTracker:
                 guess["length_sigma_in"] = round(math.hypot(from_sigma, seen_sigma), 4)
                 del guess["estimated"]
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
-            elif mid not in held and math.hypot(d["x"] - m.x, d["y"] - m.y) > _still_in(m):
+            elif mid not in held and (
+                math.hypot(d["x"] - m.x, d["y"] - m.y) > _still_in(m) or _nudged(m, d, seen_sigma)
+            ):
                 sigma = math.hypot(m.place_sigma_in, seen_sigma)
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"])), sigma))
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
@@ -1064,6 +1070,15 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
 def _radius_in(m: Tracked) -> float:
     """The mean of the base's semi-axes: near enough for how far apart two bases stand."""
     return sum(base_semi_axes_in(m.base)) / 2
+
+
+def _nudged(m: Tracked, d: dict[str, Any], seen_sigma_in: float) -> bool:
+    """Whether a model read within ``_still_in`` of where it stood moved all the same: read surely further off than
+    a still base's re-read ever strays (``NUDGE_IN``; nudged into coherency, say). Players nudge a model a tenth or
+    two of an inch to reach 1" or 2"; kept where it stood, its rulings would be off by that, and sure of it. A model
+    the players placed by hand is not: its first read is where it stands, not a move."""
+    off_in = math.hypot(d["x"] - m.x, d["y"] - m.y)
+    return not m.placed and off_in > NUDGE_IN and off_in > NUDGE_SIGMAS * math.hypot(m.place_sigma_in, seen_sigma_in)
 
 
 def _still_in(m: Tracked) -> float:

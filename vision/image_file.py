@@ -34,8 +34,8 @@ class ImageFileError(ValueError):
 
 
 def read_image(path: str | Path) -> Image:
-    """The photo in ``path`` (BGR). Raises ImageFileError where it is missing, not an image OpenCV reads, or a JPEG
-    cut short: one with no end marker whose last row the decoder filled with grey."""
+    """The photo in ``path`` (BGR). Raises ImageFileError where it is missing, empty, not an image OpenCV reads, or
+    a JPEG cut short (``jpeg_cut_short``)."""
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise ImageFileError(path, _unreadable_reason(Path(path)))
@@ -46,17 +46,12 @@ def read_image(path: str | Path) -> Image:
 
 def _unreadable_reason(path: Path) -> str:
     """Why OpenCV read nothing from ``path``, as the players can mend it: no such file, an empty one, a JPEG cut
-    short that OpenCV will not decode at all (a progressive one: its first scans cover the whole photo, so no row is
-    left grey to tell it by), or a file that is no image."""
+    short before OpenCV could decode any of it (within its first scan), or a file that is no image."""
     cannot = "not an image tablesight can read"
     if not path.is_file():
         return f"{cannot}: no such file"
     try:
-        with path.open("rb") as file:
-            head = file.read(2)
-            size = file.seek(0, 2)
-            file.seek(max(0, size - TAIL_BYTES))
-            tail = file.read()
+        head, size, tail = _ends(path, len(JPEG_START))
     except OSError as error:
         return f"{cannot}: {error.strerror or error}"
     if size == 0:
@@ -66,6 +61,15 @@ def _unreadable_reason(path: Path) -> str:
     return f"{cannot} (not PNG/JPEG/...)"
 
 
+def _ends(path: Path, head_bytes: int) -> tuple[bytes, int, bytes]:
+    """The first ``head_bytes`` of ``path``, its size, and its last ``TAIL_BYTES``."""
+    with path.open("rb") as file:
+        head = file.read(head_bytes)
+        size = file.seek(0, 2)
+        file.seek(max(0, size - TAIL_BYTES))
+        return head, size, file.read()
+
+
 def jpeg_cut_short(path: Path, image: Image) -> bool:
     """Whether ``path`` is a JPEG that ends before its last row (``image``: as OpenCV decoded it). A baseline JPEG
     needs both signs: some writers leave out the end marker of a whole photo, and a photo may end in a grey row. A
@@ -73,11 +77,7 @@ def jpeg_cut_short(path: Path, image: Image) -> bool:
     sharpen it, so one cut short reads whole but blurred, with no grey row (cut at 10-99 % of its bytes, 0.3-3.6
     grey levels off on average), and OpenCV's own ``imdecode`` refuses it, whole or cut, without its end marker."""
     try:
-        with path.open("rb") as file:
-            head = file.read(JPEG_HEADER_BYTES)
-            size = file.seek(0, 2)
-            file.seek(max(0, size - TAIL_BYTES))
-            tail = file.read()
+        head, _, tail = _ends(path, JPEG_HEADER_BYTES)
     except OSError:
         return False
     if not head.startswith(JPEG_START) or JPEG_END in tail:

@@ -77,12 +77,13 @@ def jpeg_cut_short(path: Path, image: Image) -> bool:
     sharpen it, so one cut short reads whole but blurred, with no grey row (cut at 10-99 % of its bytes, 0.3-3.6
     grey levels off on average), and OpenCV's own ``imdecode`` refuses it, whole or cut, without its end marker."""
     try:
-        head, _, tail = _ends(path, JPEG_HEADER_BYTES)
+        head, _, tail = _ends(path, len(JPEG_START))
+        if head != JPEG_START or JPEG_END in tail:
+            return False  # every whole photo: its frame header is read only where its end is missing
+        progressive = _progressive(_ends(path, JPEG_HEADER_BYTES)[0])
     except OSError:
         return False
-    if not head.startswith(JPEG_START) or JPEG_END in tail:
-        return False
-    return _progressive(head) or bool(image.size and np.all(image[-1] == MISSING_GREY))
+    return progressive or bool(image.size and np.all(image[-1] == MISSING_GREY))
 
 
 def _progressive(head: bytes) -> bool:

@@ -444,9 +444,7 @@ class IdentityTracker:
                 guess["length_sigma_in"] = round(math.hypot(from_sigma, seen_sigma), 4)
                 del guess["estimated"]
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
-            elif mid not in held and (
-                math.hypot(d["x"] - m.x, d["y"] - m.y) > _still_in(m) or _nudged(m, d, seen_sigma)
-            ):
+            elif mid not in held and _moved(m, math.hypot(d["x"] - m.x, d["y"] - m.y), seen_sigma):
                 sigma = math.hypot(m.place_sigma_in, seen_sigma)
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"])), sigma))
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
@@ -1072,12 +1070,13 @@ def _radius_in(m: Tracked) -> float:
     return sum(base_semi_axes_in(m.base)) / 2
 
 
-def _nudged(m: Tracked, d: dict[str, Any], seen_sigma_in: float) -> bool:
-    """Whether a model read within ``_still_in`` of where it stood moved all the same: read surely further off than
-    a still base's re-read ever strays (``NUDGE_IN``; nudged into coherency, say). Players nudge a model a tenth or
-    two of an inch to reach 1" or 2"; kept where it stood, its rulings would be off by that, and sure of it. A model
-    the players placed by hand is not: its first read is where it stands, not a move."""
-    off_in = math.hypot(d["x"] - m.x, d["y"] - m.y)
+def _moved(m: Tracked, off_in: float, seen_sigma_in: float) -> bool:
+    """Whether a model read ``off_in`` from where it stood moved: beyond ``_still_in``, or within it but surely further
+    off than a still base's re-read ever strays (``NUDGE_IN``; nudged into coherency, say). Players nudge a model a
+    tenth or two of an inch to reach 1" or 2"; kept where it stood, its rulings would be off by that, and sure of it.
+    A model the players placed by hand is not nudged: its first read is where it stands, not a move."""
+    if off_in > _still_in(m):
+        return True
     return not m.placed and off_in > NUDGE_IN and off_in > NUDGE_SIGMAS * math.hypot(m.place_sigma_in, seen_sigma_in)
 
 

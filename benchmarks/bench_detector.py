@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import cv2
@@ -67,6 +68,7 @@ def bench(game: str) -> tuple[str, np.ndarray, float]:
     print(f"  classical, whole frame (baseline): {base:.0f} ms -> learned x{base / whole:.2f}")
     print(f"  network only, cv2.dnn: {net:.0f} ms one pass; {both:.0f} ms with the mirrored pass and the merge")
     compare_size_reading(learned, table.image, reference, frame)
+    compare_int8_refiners(learned_cv, table.image, reference, frame)
     if game == "grinding-annihilation":
         crowded_table(learned, whole, len(learned.detect(table.image, reference, frame)[0]))
     return game, blob, net
@@ -84,6 +86,24 @@ def crowded_table(learned: LearnedDetector, plain_ms: float, plain_bases: int) -
     print(
         f"  crowded table, {found} bases and markers found (the frame above: {plain_bases}): {crowded:.0f} ms, "
         f"{per_base:.1f} ms a piece more"
+    )
+    compare_int8_refiners(learned, table.image, reference, frame)
+
+
+def compare_int8_refiners(learned: LearnedDetector, photo: np.ndarray, reference: Reference, frame: TableFrame) -> None:
+    """The whole frame with the refiner and size reader in int8 (now, session 76) against the float networks,
+    interleaved run by run, through ``learned``'s runtime for the detector."""
+    exact = LearnedDetector(DEFAULT_MODEL, runtime=learned.runtime, quantized_refiners=False)
+    times: dict[str, list[tuple[float, float]]] = {"int8": [], "float": []}
+    for _ in range(9):
+        for name, detector in (("int8", learned), ("float", exact)):
+            start = time.perf_counter()
+            refine_ms = detector.detect(photo, reference, frame)[1]["refine_ms"]
+            times[name].append(((time.perf_counter() - start) * 1e3, refine_ms))
+    (whole, refine), (whole_f, refine_f) = (np.median(times[k], axis=0) for k in ("int8", "float"))
+    print(
+        f"    refiners in int8 (now) / float, {learned.runtime}: whole frame {whole:.0f} / {whole_f:.0f} ms "
+        f"(x{whole / whole_f:.2f}), refine {refine:.0f} / {refine_f:.0f} ms (x{refine / refine_f:.2f})"
     )
 
 

@@ -93,6 +93,7 @@ def team_evidence(
     players: dict[str, str],
     rim_samples_bgr: npt.NDArray[np.float64] | None = None,
     mat_samples_bgr: npt.NDArray[np.float64] | None = None,
+    light_gain: npt.NDArray[np.float64] | None = None,
 ) -> tuple[list[str], npt.NDArray[np.float64]]:
     """Each base to a player by colour, and how far (Lab) each base's colour lies from each player's (N, players).
 
@@ -102,12 +103,15 @@ def team_evidence(
     it, so a sample is compared with the player's colour blended with the base's top (the innermost
     sample at the same angle) or with the mat (``mat_samples_bgr``: the empty table at the same points).
     Each player's colour is then learned from the photo, a few rounds (light moves it away from the
-    confirmed one).
+    confirmed one). ``light_gain``: (3,) the photo's light against the set-up's (``colour_gain``), by which the
+    confirmed colours are brought into the photo's light first.
     Without samples: the confirmed colour nearest to each base's one rim colour (in Lab)."""
     if not players or len(colours_bgr) == 0:
         return ["" for _ in range(len(colours_bgr))], np.zeros((len(colours_bgr), len(players)))
     names = list(players)
     confirmed_bgr = np.array([hex_to_bgr(players[p]) for p in names], np.float64)
+    if light_gain is not None:
+        confirmed_bgr = np.clip(confirmed_bgr * light_gain, 0, 255)
     if rim_samples_bgr is None:
         d = np.linalg.norm(bgr_to_lab(colours_bgr)[:, None, :] - bgr_to_lab(confirmed_bgr)[None, :, :], axis=2)
         return [names[int(k)] for k in d.argmin(axis=1)], d
@@ -323,7 +327,7 @@ def analyze(
     # The empty table's colours beside each rim, brought into the photo's light (held-out photos tinted 12 % warm:
     # team 97.8 -> 99.1 %; docs/vision.md, session 54).
     mat_bgr = bases.mat_sample_bgr * gain
-    teams, colour_distances = team_evidence(bases.colour_bgr, players or {}, bases.rim_sample_bgr, mat_bgr)
+    teams, colour_distances = team_evidence(bases.colour_bgr, players or {}, bases.rim_sample_bgr, mat_bgr, gain)
     # Unit-mates share a size and a player: a base read alone is checked against its close neighbours.
     sizes = agree_sizes(x, y, [str(s) for s in bases.size], teams, bases.size_p)
     teams = agree_players(x, y, sizes, teams, colour_distances)

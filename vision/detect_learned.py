@@ -37,7 +37,7 @@ from calibration.table_frame import TableFrame
 from geometry.distance import ellipse_gap_in
 from geometry.shapes import KNOWN_BASES, MM_PER_IN, base_semi_axes_in
 from vision.camera_quality import CameraQuality, camera_quality
-from vision.colour import bgr_to_lab
+from vision.colour import bgr_to_lab, colour_gain
 from vision.detect_classical import MARKER_RADIUS_IN, OBJECTIVE_MM, ClassicalDetector, Reference
 from vision.detections import RIM_SAMPLES, Detections, seen_share
 from vision.onnx_session import onnxruntime_session, openvino_model
@@ -70,6 +70,10 @@ STRONG_FIT_SCORE = 0.6  # box confidence x outline support above this: a centre 
 PLAIN_THRESHOLD = 0.25  # a box's score to be a piece (chosen on the held-out renders: recall and precision balanced)
 REFINED_THRESHOLD = 0.15  # a round box's score to go to the refiner, which turns away what is no base
 REFINED_MIN_P = 0.5  # the refiner's P(a round base is centred here) a round proposal needs
+# The photo's light this far (any channel's gain) from the empty table's: the float refiners read, not their int8
+# twins. Rendered photos read 0-0.5 %; tuning 6200-6259 tinted 12 % warm or cool, teams 2 fewer right with the twins
+# (session 76).
+LIGHT_DRIFT = 0.05
 # A faint round box (under REFINED_THRESHOLD, from LOW_THRESHOLD) is a base only when the refiner is this sure.
 # The network, at 12.8 px/in, scores a small base under a leaning figure low; the refiner, at 40 px/in, reads it
 # well. Measured on the tuning tables (6200-6319 / 6040-6199 / 6320-6519): +3 / +11 / +11 bases, +1 / +0 / +3
@@ -180,6 +184,9 @@ class LearnedDetector:
     camera_size_reader_path: Path | None = DEFAULT_CAMERA_SIZE_READER
     # ...and the refiner that reads a blurred photo's centres (BaseRefiner.blurred_model_path)
     blurred_refiner_path: Path | None = DEFAULT_BLURRED_REFINER
+    # photos as the renderer's camera takes them read by the refiner's and size reader's int8 twins
+    # (BaseRefiner.quantized)
+    quantized_refiners: bool = True
     _refiner: BaseRefiner | None = field(default=None, repr=False)
     # the oval refiner (vision/oval_refiner.py): None, or a missing file, measures ovals by their box
     oval_refiner_path: Path | None = DEFAULT_OVAL_REFINER
@@ -213,7 +220,7 @@ class LearnedDetector:
             reader = companion_for(Path(self.refiner_path), self.size_reader_path)
             second = companion_for(Path(self.refiner_path), self.camera_size_reader_path) if reader else None
             blurred = companion_for(Path(self.refiner_path), self.blurred_refiner_path)
-            self._refiner = BaseRefiner(Path(self.refiner_path), reader, second, blurred)
+            self._refiner = BaseRefiner(Path(self.refiner_path), reader, second, blurred, self.quantized_refiners)
         if self.oval_refiner_path is not None and OvalRefiner.available(Path(self.oval_refiner_path)):
             self._oval_refiner = OvalRefiner(Path(self.oval_refiner_path))
         if self.score_threshold is None:
@@ -343,7 +350,11 @@ class LearnedDetector:
                 # a base there, the marker goes (_no_marker_on_a_base).
                 proposals.append(("round", centre_in, size_in, s))
                 asked.add(len(proposals) - 1)
-        refined = self._refine(network_photo, frame, [p[1] for p in proposals if p[0] == "round"], camera)
+        # the refiners' int8 twins were calibrated in the set-up's light: a photo whose light has drifted from it
+        # (a webcam's white balance) is read by the float networks
+        drifted = reference is not None and _light_drifted(top, reference.rectified)
+        rounds = [p[1] for p in proposals if p[0] == "round"]
+        refined = self._refine(network_photo, frame, rounds, camera, drifted)
         rows, faint, k = [], [], 0
         for index, (name, centre_in, size_in, s) in enumerate(proposals):
             seen, rescued = None, False
@@ -547,13 +558,20 @@ class LearnedDetector:
         frame: TableFrame,
         centres_in: list[tuple[float, float]],
         camera: CameraQuality | None = None,
+        drifted: bool = False,
     ) -> Refined | None:
         """The refiner's word on each round proposal; None without a refiner. Past the renderer's camera both size
-        readers name the sizes; in a blurred photo the refiner for blurred photos reads the centres."""
+        readers name the sizes; in a blurred photo the refiner for blurred photos reads the centres; in either, or
+        in light ``drifted`` from the set-up's, the float networks read (not their int8 twins)."""
         if self._refiner is None:
             return None
         worse, blurred = (camera.worse_than_rendered, camera.blurred) if camera is not None else (False, False)
-        return self._refiner.measure(photo, frame, centres_in, camera_sizes=worse, blurred=blurred)
+        return self._refiner.measure(photo, frame, centres_in, camera_sizes=worse, blurred=blurred, exact=drifted)
+
+
+def _light_drifted(top: Image, empty_top: Image) -> bool:
+    """Whether the photo's light (any channel) lies LIGHT_DRIFT or more from the empty table's (``colour_gain``)."""
+    return bool(np.abs(colour_gain(top, empty_top) - 1.0).max() >= LIGHT_DRIFT)
 
 
 def _proposals(

@@ -49,8 +49,8 @@ def openvino_model(path: Path, error: type[Exception]) -> Any:
 class OnnxNetwork:
     """A small shipped network (the refiners) run with onnxruntime where it is installed, else cv2.dnn."""
 
-    def __init__(self, path: Path, error: type[Exception]) -> None:
-        self._session = onnxruntime_session(path, False, error)
+    def __init__(self, path: Path, error: type[Exception], session: Any = None) -> None:
+        self._session = session if session is not None else onnxruntime_session(path, False, error)
         self._net = None
         if self._session is None:
             import cv2
@@ -114,6 +114,15 @@ class OnnxNetwork:
             if transpose_swaps is not None:  # the crop's x was the table's y
                 out[k][:, list(transpose_swaps)] = out[k][:, list(transpose_swaps[::-1])]
         return out
+
+
+def int8_network(path: Path, error: type[Exception]) -> OnnxNetwork | None:
+    """The int8 network at ``path`` (vision/training/quantize.py), run by onnxruntime; None where the file is not
+    there or onnxruntime is not installed (cv2.dnn is not asked to run it)."""
+    if not Path(path).is_file():
+        return None
+    session = onnxruntime_session(path, False, error)
+    return OnnxNetwork(path, error, session) if session is not None else None
 
 
 def views_mean(out: npt.NDArray[np.float64], median_of: tuple[int, ...] = ()) -> npt.NDArray[np.float64]:

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from vision.detections import ROUND_SIZES as SIZE_COLUMNS
-from vision.onnx_session import OnnxNetwork, views_mean
+from vision.onnx_session import OnnxNetwork, int8_network, views_mean
 
 Image = npt.NDArray[np.uint8]
 REFINER_PX_PER_IN = 32.0  # a 25 mm base is 31 px across; 1 mm is 1.26 px
@@ -48,6 +48,11 @@ DEFAULT_BLURRED_REFINER = Path(__file__).parent / "models" / "base-refiner-blurr
 SURE_SIZE_P = 0.99
 SURE_BASE_P = 0.001
 OFFSET_COLUMNS = (-2, -1)  # the outputs a mirror negates (x left-right, y up-down) and a transpose swaps
+
+
+def quantized_twin(path: Path) -> Path:
+    """Where the int8 twin of the network at ``path`` lies (vision/training/quantize.py): NAME.int8.onnx beside it."""
+    return Path(path).with_name(Path(path).stem + ".int8.onnx")
 
 
 def companion_for(refiner_path: Path, reader: Path | None = DEFAULT_SIZE_READER) -> Path | None:
@@ -117,10 +122,16 @@ class BaseRefiner:
     size_reader_path: Path | None = None
     camera_size_reader_path: Path | None = None
     blurred_model_path: Path | None = None
+    # Where onnxruntime runs: the refiner's and the size reader's int8 twins (``quantized_twin``, where they are
+    # there) read photos as the renderer's camera takes them; a worse camera's photos are read by the float ones
+    # (the twins were calibrated on the renderer's crops). The refining stage about twice as fast (session 76).
+    quantized: bool = True
     _network: OnnxNetwork | None = field(default=None, repr=False)
     _size_reader: OnnxNetwork | None = field(default=None, repr=False)
     _camera_size_reader: OnnxNetwork | None = field(default=None, repr=False)
     _blurred_network: OnnxNetwork | None = field(default=None, repr=False)
+    _int8_network: OnnxNetwork | None = field(default=None, repr=False)
+    _int8_size_reader: OnnxNetwork | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         path = Path(self.model_path)
@@ -132,6 +143,10 @@ class BaseRefiner:
         self._size_reader = _companion(self.size_reader_path, "no size-reading refiner there")
         self._camera_size_reader = _companion(self.camera_size_reader_path, "no size-reading refiner there")
         self._blurred_network = _companion(self.blurred_model_path, "no refiner for blurred photos there")
+        if self.quantized:
+            self._int8_network = int8_network(quantized_twin(path), RefinerError)
+            if self.size_reader_path is not None:
+                self._int8_size_reader = int8_network(quantized_twin(Path(self.size_reader_path)), RefinerError)
 
     @property
     def reads_by_camera(self) -> bool:
@@ -155,6 +170,7 @@ class BaseRefiner:
         centres_in: list[tuple[float, float]],
         camera_sizes: bool = True,
         blurred: bool = False,
+        exact: bool = False,
     ) -> Refined:
         """Each round proposal measured: read once, then again on a crop centred where the first reading put
         the base. The network was trained on crops within about 0.06" of the base's centre and reads those
@@ -164,13 +180,20 @@ class BaseRefiner:
         sure, ``_size_reading``): eight in both cost a third more time for 1.17 -> 1.16 mm of p95 on the tuning
         tables; one view first, 1.18 mm (docs/vision.md, session 32).
         ``camera_sizes``: the camera size reader, where there is one, has its say in the sizes; ``blurred``: the
-        refiner for blurred photos, where there is one, reads the centres (in both readings)."""
+        refiner for blurred photos, where there is one, reads the centres (in both readings). With neither, and not
+        ``exact``, the int8 twins read where there are some (``quantized``)."""
         origins = [crop_origin_px(c) for c in centres_in]
-        first = self.run(self.crops(photo, frame, centres_in), origins, False, blurred=blurred)
+        fast = not (camera_sizes or blurred or exact)
+        first = self.run(self.crops(photo, frame, centres_in), origins, False, blurred=blurred, fast=fast)
         again = [(float(x), float(y)) for x, y in zip(first.x_in, first.y_in, strict=True)]
         crops = self.crops(photo, frame, again)
         return self.run(
-            crops, [crop_origin_px(c) for c in again], sizes_read=True, camera_sizes=camera_sizes, blurred=blurred
+            crops,
+            [crop_origin_px(c) for c in again],
+            sizes_read=True,
+            camera_sizes=camera_sizes,
+            blurred=blurred,
+            fast=fast,
         )
 
     def run(
@@ -181,21 +204,25 @@ class BaseRefiner:
         sizes_read: bool = False,
         camera_sizes: bool = False,
         blurred: bool = False,
+        fast: bool = False,
     ) -> Refined:
         """The network on the crops whose top-left pixels are ``origins_px`` (``transposes``: see ``raw``);
         ``sizes_read``: the base and size readings from the size reader, where there is one; ``camera_sizes``:
         with them, the size logits averaged with the camera size reader's, where there is one; ``blurred``: the
-        refiner for blurred photos reads in the refiner's place, where there is one."""
+        refiner for blurred photos reads in the refiner's place, where there is one; ``fast``: the refiner's and
+        the size reader's int8 twins read in their place, where there are some."""
         if not crops:
             empty = np.zeros(0)
             return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
         blob = to_blob(crops)
-        raw = self.raw(blob, transposes, self._blurred_network if blurred else None)
+        refiner = self._int8_network if fast and self._int8_network is not None else self._network
+        raw = self.raw(blob, transposes, self._blurred_network if blurred else refiner)
         sizes = slice(1, 1 + len(ROUND_SIZES))
         if sizes_read and self._size_reader is not None:
+            reader = self._int8_size_reader if fast and self._int8_size_reader is not None else self._size_reader
             # with the camera size reader, both read in eight views, as its share was measured (session 57)
             in_four_first = transposes and not (camera_sizes and self._camera_size_reader is not None)
-            read = self._size_reading(blob) if in_four_first else self.raw(blob, transposes, self._size_reader)
+            read = self._size_reading(blob, reader) if in_four_first else self.raw(blob, transposes, reader)
             raw[:, : sizes.stop] = read[:, : sizes.stop]
         if sizes_read and camera_sizes and self._camera_size_reader is not None:
             raw[:, sizes] = (raw[:, sizes] + self.raw(blob, transposes, self._camera_size_reader)[:, sizes]) / 2
@@ -230,19 +257,17 @@ class BaseRefiner:
             median_of=offset if transposes else (),
         )
 
-    def _size_reading(self, blob: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        """The size reader's ``raw`` reading of each crop: in its four mirror views, and in all eight where those
-        leave its size or its being a base in doubt (``SURE_SIZE_P``, ``SURE_BASE_P``)."""
-        assert self._size_reader is not None
+    def _size_reading(self, blob: npt.NDArray[np.float32], reader: OnnxNetwork) -> npt.NDArray[np.float64]:
+        """The size reader's (``reader``: it or its int8 twin) ``raw`` reading of each crop: in its four mirror
+        views, and in all eight where those leave its size or its being a base in doubt (``SURE_SIZE_P``,
+        ``SURE_BASE_P``)."""
         offset = OFFSET_COLUMNS
-        straight = self._size_reader.mirror_views(blob, offset[:1], offset[1:])
+        straight = reader.mirror_views(blob, offset[:1], offset[1:])
         raw = views_mean(straight)
         p_base, probs = _probabilities(raw)
         doubt = (probs.max(axis=1) < SURE_SIZE_P) | ((p_base > SURE_BASE_P) & (p_base < 1.0 - SURE_BASE_P))
         if doubt.any():
-            transposed = self._size_reader.mirror_views(
-                np.ascontiguousarray(blob[doubt]), offset[:1], offset[1:], offset
-            )
+            transposed = reader.mirror_views(np.ascontiguousarray(blob[doubt]), offset[:1], offset[1:], offset)
             raw[doubt] = views_mean(np.concatenate([straight[:, doubt], transposed]), offset)
         return raw
 

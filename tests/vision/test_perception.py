@@ -12,8 +12,8 @@ from calibration.lens import LensModel
 from calibration.table_frame import CalibrationError
 from geometry.shapes import MM_PER_IN
 from tablesight.scene import Scene
-from vision.analyze import ROW_GAP_IN, analyze, assign_teams, make_detector, reading_order
-from vision.colour import colour_gain
+from vision.analyze import ROW_GAP_IN, analyze, assign_teams, make_detector, reading_order, team_evidence
+from vision.colour import colour_gain, hex_to_bgr
 from vision.detections import RIM_SAMPLE_ANGLES
 from vision.evaluate import _match, analyze_rendered, yolo_labels
 from vision.synth.table import RenderedTable, render_table
@@ -342,6 +342,24 @@ def test_a_photo_in_a_warmer_light_than_the_set_up_keeps_its_players() -> None:
     pairs = _match(truth, found, lambda m: 0.5)
     assert len(pairs) >= 24
     assert [truth[i]["id"] for i, j, _ in pairs if player[truth[i]["unit"]] != found_player[found[j]["unit"]]] == []
+
+
+def test_the_players_colours_are_judged_in_the_photos_light() -> None:
+    """The confirmed colours were seen in the set-up's light; a photo 12 % warmer (``colour_gain``) sees each
+    player's rims warmer too, so the colours are brought into its light before any base is judged against them:
+    each base then lies at no distance from its own player's colour. Near-mat tables 13000-13039: one team more
+    right (docs/vision.md, session 76)."""
+    players = {"red": "#c82828", "blue": "#a028a0"}
+    gain = np.array([0.88, 1.0, 1.12])
+    seen = np.array([hex_to_bgr(players["red"]), hex_to_bgr(players["blue"])], np.float64) * gain
+    teams, apart = team_evidence(seen, players)
+    assert teams == ["red", "blue"] and apart[1, 1] > 10.0  # the warm purple lies well off the confirmed one
+    teams, apart = team_evidence(seen, players, light_gain=gain)
+    assert teams == ["red", "blue"]
+    np.testing.assert_allclose(np.diag(apart), 0.0, atol=1e-3)
+    np.testing.assert_array_equal(
+        team_evidence(seen, players, light_gain=np.ones(3))[1], team_evidence(seen, players)[1]
+    )
 
 
 def test_a_noisy_camera_finds_the_bases_a_clean_one_does(monkeypatch: pytest.MonkeyPatch) -> None:

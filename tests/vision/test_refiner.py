@@ -14,7 +14,7 @@ from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
 from vision.analyze import analyze
 from vision.centre_sigma import CENTRE_SIGMA_MM
-from vision.detect_learned import LearnedDetector
+from vision.detect_learned import DETECT_PX_PER_IN, LearnedDetector, _light_drifted
 from vision.detections import RIM_SAMPLE_ANGLES, RIM_SAMPLE_RADII, RIM_SAMPLES, seen_share
 from vision.evaluate import _match
 from vision.refiner import (
@@ -31,6 +31,7 @@ from vision.refiner import (
     RefinerError,
     crop_centre_in,
     crop_origin_px,
+    quantized_twin,
     to_blob,
 )
 from vision.synth.table import render_table
@@ -238,6 +239,78 @@ def test_the_camera_size_reader_has_half_the_say_in_sizes_and_none_in_base_or_ce
     np.testing.assert_allclose(both.p_base, one.p_base, atol=1e-4)  # the size reader's in four views or eight
     np.testing.assert_array_equal(both.x_in, one.x_in)
     assert not np.allclose(both.p_sizes, one.p_sizes)  # the second reader does have its say
+
+
+def test_photos_as_the_renderer_takes_them_are_read_by_the_int8_twins_and_read_alike() -> None:
+    """The refiner and the size reader in int8 (vision/training/quantize.py) read a photo as the renderer's camera
+    takes it, and read it as the float networks do: the same bases and sizes, centres within a fifth of a
+    millimetre, half within a tenth (tuning tables' centre error, median 0.279 -> 0.283 mm; docs/vision.md, session 76). A worse camera's photo (past the
+    renderer's, or blurred) is read by the float networks, to the digit: the twins were calibrated on the
+    renderer's crops."""
+    table = render_table(5003, "focal-point")
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    frame = calibrate(table.empty, table.layout, lens)
+    centres = [(m["x"] + 0.05, m["y"] - 0.04) for m in table.scene["models"] if "x" not in m["base"]][:8]
+    centres.append((centres[0][0] + 0.7, centres[0][1]))  # off every base: no base either way
+    shipped = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER)
+    exact = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER, quantized=False)
+    assert shipped._int8_network is not None and shipped._int8_size_reader is not None
+    assert exact._int8_network is None
+    fast, plain = (r.measure(table.image, frame, centres, camera_sizes=False) for r in (shipped, exact))
+    assert fast.size == plain.size
+    np.testing.assert_array_equal(fast.p_base > 0.5, plain.p_base > 0.5)
+    assert fast.p_base[-1] < 0.5 and (plain.p_base[:-1] > 0.5).all()
+    apart_mm = np.hypot(fast.x_in - plain.x_in, fast.y_in - plain.y_in)[:-1] * MM_PER_IN
+    assert apart_mm.max() < 0.2 and float(np.median(apart_mm)) < 0.1
+    assert not np.array_equal(fast.x_in, plain.x_in)  # the twins did the reading
+    for worse in ({"camera_sizes": True}, {"camera_sizes": False, "blurred": True}):
+        said, float_said = (r.measure(table.image, frame, centres, **worse) for r in (shipped, exact))
+        np.testing.assert_array_equal(said.x_in, float_said.x_in)
+        np.testing.assert_array_equal(said.p_sizes, float_said.p_sizes)
+
+
+def test_int8_twins_only_where_onnxruntime_runs_them_and_only_beside_the_shipped_networks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cv2.dnn is never handed an int8 twin: without onnxruntime the float networks read every photo. A players'
+    own refiner (`tablesight adapt`) has no twin beside it, so it reads in float."""
+    own = tmp_path / "adapted-refiner.onnx"
+    own.write_bytes(DEFAULT_REFINER.read_bytes())
+    assert quantized_twin(own) == tmp_path / "adapted-refiner.int8.onnx"
+    assert BaseRefiner(own)._int8_network is None
+    assert quantized_twin(DEFAULT_REFINER).is_file() and quantized_twin(DEFAULT_SIZE_READER).is_file()
+    monkeypatch.setattr("vision.onnx_session.onnxruntime_session", lambda path, required, error: None)
+    refiner = BaseRefiner(size_reader_path=DEFAULT_SIZE_READER)
+    assert refiner._int8_network is None and refiner._int8_size_reader is None
+    assert refiner._network is not None and refiner._network._net is not None  # cv2.dnn, on the float network
+    table = render_table(5003, "focal-point")
+    frame = calibrate(table.empty, table.layout, LensModel(table.camera.K, table.camera.dist, table.camera.size))
+    centres = [(m["x"], m["y"]) for m in table.scene["models"] if "x" not in m["base"]][:3]
+    said = refiner.measure(table.image, frame, centres, camera_sizes=False)
+    assert (said.p_base > 0.5).all()
+    assert np.hypot(said.x_in - [c[0] for c in centres], said.y_in - [c[1] for c in centres]).max() * MM_PER_IN < 1.0
+
+
+def test_a_photo_in_light_drifted_from_the_set_ups_is_read_by_the_float_refiners() -> None:
+    """The twins were calibrated in the set-up's light. Tuning tables 6200-6259 tinted 12 % warm and 12 % cool: two
+    teams fewer right each with the twins; with the float networks, every figure the float networks gave
+    (docs/vision.md, session 76). A photo 12 % warmer than its empty table is read exactly as the float networks
+    read it; the same photo in the set-up's light by the twins."""
+    table = render_table(5003, "focal-point")
+    frame = calibrate(table.empty, table.layout, LensModel(table.camera.K, table.camera.dist, table.camera.size))
+    fast, exact = LearnedDetector(), LearnedDetector(quantized_refiners=False)
+    reference = fast.prepare(table.empty, frame)
+    warm = np.clip(table.image * np.array([0.88, 1.0, 1.12]), 0, 255).astype(np.uint8)
+    top, empty_top = (frame.rectify(image, DETECT_PX_PER_IN) for image in (warm, table.empty))
+    assert _light_drifted(top, empty_top) and not _light_drifted(
+        frame.rectify(table.image, DETECT_PX_PER_IN), empty_top
+    )
+    said, float_said = (d.detect(warm, reference, frame)[0] for d in (fast, exact))
+    np.testing.assert_array_equal(said.x_in, float_said.x_in)
+    np.testing.assert_array_equal(said.size, float_said.size)
+    plain, float_plain = (d.detect(table.image, reference, frame)[0] for d in (fast, exact))
+    assert len(plain) == len(float_plain) and not np.array_equal(plain.x_in, float_plain.x_in)
+    assert np.abs(plain.x_in - float_plain.x_in).max() * MM_PER_IN < 0.2
 
 
 def test_the_refiner_reads_a_mirrored_crop_as_the_mirror_image_of_its_reading() -> None:

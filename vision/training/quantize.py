@@ -76,7 +76,7 @@ def quantize(source: Path, target: Path, crops: npt.NDArray[np.float32]) -> None
 
     name = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).get_inputs()[0].name
 
-    class Crops(CalibrationDataReader):
+    class Crops(CalibrationDataReader):  # type: ignore[misc]  # onnxruntime ships no types
         def __init__(self) -> None:
             self._batches = iter([{name: crops[k : k + 32]} for k in range(0, len(crops), 32)])
 

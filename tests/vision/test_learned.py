@@ -335,7 +335,9 @@ def test_a_faint_base_seen_all_round_needs_the_refiner_fairly_sure(monkeypatch: 
     box = np.array([[base["x"] - r_in, base["y"] - r_in, base["x"] + r_in, base["y"] + r_in]]) * DETECT_PX_PER_IN
 
     def found_with(box_score: float, p_base: float) -> Detections:
-        def refine(photo: Any, frame: Any, centres_in: list[tuple[float, float]], camera: Any = None) -> Refined:
+        def refine(
+            photo: Any, frame: Any, centres_in: list[tuple[float, float]], camera: Any = None, drifted: bool = False
+        ) -> Refined:
             n = len(centres_in)
             one_size = np.eye(len(ROUND_SIZES))[ROUND_SIZES.index(base["base"])]
             return Refined(

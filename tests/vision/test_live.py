@@ -603,6 +603,38 @@ def test_two_models_put_down_a_gap_apart_off_their_shift_keep_their_ids_though_o
     assert (tracker.models["a2"].x, tracker.models["a2"].y) == (37.5, 41.67)
 
 
+def test_two_alike_models_put_down_beyond_reach_of_their_units_shift_keep_their_own_pieces() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player may spread a unit as it goes.
+    # A scripted game (eval_live_game.py --seed 64 --jitter 0.3) put two of six alike 32 mm models down 0.9" off
+    # the unit's shift, past the group match's reach (GROUP_REACH_IN) from its guess at it. One was paired within
+    # reach to its mate's piece, the other picked up again beside its mates on the piece left, and the two ids
+    # stayed swapped for the rest of the game (identity 93.7 %). Re-paired by the least offsets from the move the
+    # six share, each keeps its own piece, told which unit moved or not.
+    start = {
+        "u7m1": (29.707, 11.01),
+        "u7m2": (31.232, 10.929),
+        "u7m3": (32.513, 11.151),
+        "u7m4": (29.43, 12.368),
+        "u7m5": (31.0, 12.543),
+        "u7m6": (32.408, 12.704),
+    }
+    put = {
+        "u7m1": (32.359, 8.474),
+        "u7m2": (33.026, 9.805),
+        "u7m3": (35.203, 9.761),
+        "u7m4": (31.716, 10.474),
+        "u7m5": (33.626, 11.086),
+        "u7m6": (35.216, 11.136),
+    }
+    for told in ("u7", None):
+        tracker = _one_unit("u7", "32", start)
+        update = tracker.update([{"x": x, "y": y, "base": "32", "player": "red"} for x, y in put.values()], told)
+        assert not update.vanished and not update.unexplained, told
+        assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put, told
+        lengths = {m.model: round(m.length_in, 2) for m in update.moves}
+        assert lengths["u7m1"] == round(math.dist(start["u7m1"], put["u7m1"]), 2) == 3.67, lengths
+
+
 def _random_unit_move(
     seed: int, jitter_in: float
 ) -> tuple[dict[str, tuple[float, float]], list[tuple[float, float]], str] | None:
@@ -636,26 +668,30 @@ def _random_unit_move(
 def test_units_whose_models_come_down_0_3_inches_off_their_shift_keep_their_ids() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move; players keep a unit's formation near
     # enough, each model put down a little off the unit's common shift. 300 seeded units, 0.3" off on each axis,
-    # measured 0.01" off: the tracker before this kept every id in 271, this one in 295 (and none the old one kept
-    # was lost). The rest are put down over a gap's worth off, where which is which is a guess either way.
-    kept = drawn = 0
-    for seed in range(300):
-        move = _random_unit_move(seed, 0.3)
-        if move is None:
-            continue
-        start, end, base = move
-        rng = np.random.default_rng(1000 + seed)
-        tracker = _one_unit("a", base, start)
-        seen = [
-            {"x": x + rng.normal(0, 0.01), "y": y + rng.normal(0, 0.01), "base": base, "player": "red"} for x, y in end
-        ]
-        tracker.update(seen)
-        drawn += 1
-        kept += all(
-            math.dist((tracker.models[f"a{k}"].x, tracker.models[f"a{k}"].y), xy) < 0.1 for k, xy in enumerate(end)
-        )
-    assert drawn == 300
-    assert kept >= 290, kept
+    # measured 0.01" off: the tracker before session 65 kept every id in 271, session 65's in 295, session 76's in
+    # 297 and this one, its alike models re-paired by the least offsets from their shared move, in 298 (and none the
+    # old one kept was lost). The rest are put down over a gap's worth off, where which is which is a guess either
+    # way. Spread wider, 0.5" on each axis: session 76's kept 247, this one 264.
+    for jitter_in, least in ((0.3, 295), (0.5, 260)):
+        kept = drawn = 0
+        for seed in range(300):
+            move = _random_unit_move(seed, jitter_in)
+            if move is None:
+                continue
+            start, end, base = move
+            rng = np.random.default_rng(1000 + seed)
+            tracker = _one_unit("a", base, start)
+            seen = [
+                {"x": x + rng.normal(0, 0.01), "y": y + rng.normal(0, 0.01), "base": base, "player": "red"}
+                for x, y in end
+            ]
+            tracker.update(seen)
+            drawn += 1
+            kept += all(
+                math.dist((tracker.models[f"a{k}"].x, tracker.models[f"a{k}"].y), xy) < 0.1 for k, xy in enumerate(end)
+            )
+        assert drawn == 300
+        assert kept >= least, (jitter_in, kept)
 
 
 def test_lumps_moved_with_a_model_picked_up_earlier_and_a_mate_missed_keep_their_ids() -> None:

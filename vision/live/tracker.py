@@ -248,6 +248,7 @@ class IdentityTracker:
             return m.unit == moving and (block is None or m.id in block)
 
         gone_before = {mid for mid, m in self.models.items() if m.gone}
+        seen_standing = {mid for mid, m in self.models.items() if not (m.unseen or m.placed)}  # where seen last
         matched: dict[str, int] = {}
         used: set[int] = set()
         held: set[str] = set()  # models the rules keep in place this update (not the moving unit)
@@ -419,6 +420,7 @@ class IdentityTracker:
                 used.add(j)
                 held.add(mid)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
+        _pair_alike_by_shift(self.models, detections, matched, starts, held | set(partial), seen_standing)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
             self.models[mid].gone = False
@@ -981,6 +983,43 @@ def _group_assignment(
         other = readings[k][2]
         unsure |= {members[i].id for i, c in paired if other[i] != c}
     return assignment, unsure, (dx, dy)
+
+
+def _pair_alike_by_shift(
+    models: dict[str, Tracked],
+    detections: list[dict[str, Any]],
+    matched: dict[str, int],
+    starts: dict[str, dict[str, tuple[float, float]]],
+    kept: set[str],
+    seen_standing: set[str],
+) -> None:
+    """A unit's alike models (one base size) that moved in this update, paired again to the pieces they came down
+    on with the least total offset from the move they share (``matched`` changed in place). Left out: ``kept``
+    (held in place by the rules, or read in part) and models not in ``seen_standing`` (where they stood was a
+    guess, so their offsets say little).
+
+    Why: the group match reaches only GROUP_REACH_IN from its guess at the unit's shift. Two models put down farther
+    off it than that (a player spreading the unit) are then paired one within reach and one picked up again beside
+    its mates (REACQUIRE_IN), which could give each the other's piece. Every pairing of the same models and pieces
+    makes the same mean move, so the least offsets from it are the likeliest pairing."""
+    for start in starts.values():
+        by_base: dict[str, list[str]] = {}
+        for mid, (x, y) in start.items():
+            if mid not in matched or mid in kept or mid not in seen_standing:
+                continue
+            piece = detections[matched[mid]]
+            if math.hypot(piece["x"] - x, piece["y"] - y) > STAY_IN:  # moved now, not read where it stood
+                by_base.setdefault(models[mid].base, []).append(mid)
+        for ids in by_base.values():
+            if len(ids) < 2:
+                continue
+            froms = np.array([start[mid] for mid in ids], dtype=float)
+            pieces = np.array([[detections[matched[mid]]["x"], detections[matched[mid]]["y"]] for mid in ids], float)
+            shift = pieces.mean(axis=0) - froms.mean(axis=0)
+            cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2)
+            taken = [matched[mid] for mid in ids]
+            for mid, column in zip(ids, min_cost_assignment(cost), strict=True):
+                matched[mid] = taken[column]
 
 
 def _coincidences(column: list[int], at_dist: np.ndarray, stay_cost: np.ndarray, seen_still: np.ndarray) -> int:

@@ -64,6 +64,15 @@ TEAM_ROUNDS = 3  # rounds of learning the players' colours from the photo (measu
 # at least this share of the blend. Measured on the tuning tables (6200-6319 / 6040-6199): players' colours
 # alone 97.9 / 96.4 %; blends 98.1 / 98.4 % (at 0.3 97.5 / 98.1 %, at 0.5 98.1 / 98.3 %).
 BLEND_MIN_SHARE = 0.4
+# A sample the colour beside it explains about as well as a player's blend says little of that player: a grey base
+# top or figure lies near every blend of a dark grey or black player's colour with it, and a dark player took every
+# base whose rim was thin. A blend must explain a sample this much better (Lab) than the colour beside it alone;
+# short of that, the sample's distance grows by the shortfall. Teams, flagstone tables 77000-77039 (a style held out
+# from training, whose palette has a dark grey player: 9 of its 10 wrong bases were on tables with one) / tuning
+# 6200-6259: as before 97.60 / 98.55 %; at 1, 98.80 / 98.81; 2, 98.80 / 98.94; 3, 99.04 / 98.94; 4, 99.04 / 98.94 %.
+# Then at 3, on sets not used to choose it: held-out 5000-5299 99.23 -> 99.54 %, near-mat 13000-13039 88.80 -> 90.96
+# %, flagstone 78000-78039 98.53 -> 99.58 % (docs/vision.md, session 77).
+BESIDE_MARGIN_LAB = 3.0
 # A player given few bases takes the part of another's bases lying towards its colour, where they fall in
 # two groups this many spreads apart and at least SPLIT_MIN_DE apart in Lab (measured on the tuning
 # tables: two washed-out teams stood 17.8 apart, one team's bases 4.9).
@@ -154,9 +163,13 @@ def _blend_distance(
     samples_bgr: npt.NDArray[np.float64], players_bgr: npt.NDArray[np.float64], beside_bgr: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.float64]:
     """(N, K, players): Lab distance from each sample to the nearest blend of each player's colour with the
-    colour beside it (at least BLEND_MIN_SHARE of the player's). Blends are taken in BGR, as blur mixes light;
-    where ``beside_bgr`` is unknown (NaN), the distance is infinite."""
+    colour beside it (at least BLEND_MIN_SHARE of the player's), plus how far short it falls of explaining the sample
+    BESIDE_MARGIN_LAB better than that colour alone. Blends are taken in BGR, as blur mixes light; where
+    ``beside_bgr`` is unknown (NaN), the distance is infinite."""
     seen = bgr_to_lab(samples_bgr)
+    beside_known = np.isfinite(beside_bgr).all(axis=-1)
+    beside_lab = bgr_to_lab(np.where(beside_known[..., None], beside_bgr, 0.0))
+    from_beside = np.linalg.norm(seen - beside_lab, axis=-1)
     out = []
     for colour in players_bgr:
         towards = colour[None, None, :] - beside_bgr
@@ -165,7 +178,9 @@ def _blend_distance(
         blend = np.clip(beside_bgr + share[..., None] * towards, 0, 255)
         known = np.isfinite(blend).all(axis=-1)
         lab = bgr_to_lab(np.where(known[..., None], blend, 0.0))
-        out.append(np.where(known, np.linalg.norm(seen - lab, axis=-1), np.inf))
+        distance = np.linalg.norm(seen - lab, axis=-1)
+        distance += np.maximum(0.0, BESIDE_MARGIN_LAB - (from_beside - distance))
+        out.append(np.where(known & beside_known, distance, np.inf))
     return np.stack(out, axis=-1)
 
 

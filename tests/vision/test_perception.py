@@ -344,6 +344,25 @@ def test_a_photo_in_a_warmer_light_than_the_set_up_keeps_its_players() -> None:
     assert [truth[i]["id"] for i, j, _ in pairs if player[truth[i]["unit"]] != found_player[found[j]["unit"]]] == []
 
 
+def test_a_dark_grey_player_does_not_take_the_bases_whose_thin_rims_are_another_colour() -> None:
+    """A flagstone table (the style held out from training; its palette has a dark grey player, as black rims are
+    common), crowded: dark grey (#323232) against teal (#008c8c). Every blend of dark grey with a base's grey top or
+    figure lies near that top, so the teal bases' thin rims lost to it: five of them went to the dark grey player.
+    A sample now counts for a player only as far as the player's blend explains it better than the colour beside it
+    (``BESIDE_MARGIN_LAB``; docs/vision.md, session 77)."""
+    table = render_table(77027, "grinding-annihilation", style="flagstone", figures="varied", trees=True)
+    assert sorted(p["color"] for p in table.scene["players"]) == ["#008c8c", "#323232"]
+    table = RenderedTable(**{**table.__dict__, "image": _as_jpeg(table.image), "empty": _as_jpeg(table.empty)})
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    result = analyze_rendered(table, lens, make_detector("learned"))
+    player = {u["id"]: u["player"] for u in table.scene["units"]}
+    found_player = {u["id"]: u["player"] for u in result.scene["units"]}
+    truth, found = table.scene["models"], result.scene["models"]
+    pairs = _match(truth, found, lambda m: 0.5)
+    assert sum(player[truth[i]["unit"]] == "blue" for i, _, _ in pairs) >= 5
+    assert [truth[i]["id"] for i, j, _ in pairs if player[truth[i]["unit"]] != found_player[found[j]["unit"]]] == []
+
+
 def test_the_players_colours_are_judged_in_the_photos_light() -> None:
     """The confirmed colours were seen in the set-up's light; a photo 12 % warmer (``colour_gain``) sees each
     player's rims warmer too, so the colours are brought into its light before any base is judged against them:

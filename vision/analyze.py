@@ -167,7 +167,7 @@ def _blend_distance(
     BESIDE_MARGIN_LAB better than that colour alone. Blends are taken in BGR, as blur mixes light; where
     ``beside_bgr`` is unknown (NaN), the distance is infinite."""
     seen = bgr_to_lab(samples_bgr)
-    beside_known = np.isfinite(beside_bgr).all(axis=-1)
+    beside_known: npt.NDArray[np.bool_] = np.asarray(np.isfinite(beside_bgr).all(axis=-1))
     beside_lab = bgr_to_lab(np.where(beside_known[..., None], beside_bgr, 0.0))
     from_beside = np.linalg.norm(seen - beside_lab, axis=-1)
     out = []

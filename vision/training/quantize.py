@@ -121,7 +121,8 @@ def quantize_refiners(
             data = json.loads(text)
             data["int8"] = {**data.get("int8", {}), **entry, "model": target.name}
             # written as it was laid out (the cards differ), so that the change is the new entry alone
-            indent = len(text.split("\n")[1]) - len(text.split("\n")[1].lstrip(" ")) if "\n" in text else 2
+            second_line = text.split("\n")[1] if "\n" in text else ""
+            indent = len(second_line) - len(second_line.lstrip(" "))
             card.write_text(json.dumps(data, indent=indent or 2) + "\n", encoding="utf-8")
     return entry
 

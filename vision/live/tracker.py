@@ -420,6 +420,8 @@ class IdentityTracker:
                 used.add(j)
                 held.add(mid)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
+        whole = {unit for unit in starts if unit not in stayed}
+        _complete_by_shift(self.models, detections, matched, used, starts, whole, seen_standing - hidden - gone_before)
         _pair_alike_by_shift(self.models, detections, matched, starts, held | set(partial), seen_standing)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
@@ -983,6 +985,73 @@ def _group_assignment(
         other = readings[k][2]
         unsure |= {members[i].id for i, c in paired if other[i] != c}
     return assignment, unsure, (dx, dy)
+
+
+def _complete_by_shift(
+    models: dict[str, Tracked],
+    detections: list[dict[str, Any]],
+    matched: dict[str, int],
+    used: set[int],
+    starts: dict[str, dict[str, tuple[float, float]]],
+    whole: set[str],
+    seen_standing: set[str],
+) -> None:
+    """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and as many
+    pieces no model took beside its own, each of a size and colour one of those models could be: all of its models
+    that moved, and those, paired again to all those pieces with the least total offset from the move they share
+    (``matched`` and ``used`` changed in place). Only models in ``seen_standing`` (seen where they stood, not under
+    a hand, not picked up before) are paired again.
+
+    Why: a unit moved along its own line, its models put down a little off the shift, can be read as moved one
+    place short: each model paired to its neighbour's piece, the last left without one and its piece left over (the
+    group match pairs as many models either way). Paired with every piece, the mean move is the same for any
+    pairing, so the pairing with the least offsets from it is the likeliest one."""
+    for unit in sorted(whole):
+        start = starts[unit]
+        movers = [
+            mid
+            for mid, (x, y) in start.items()
+            if mid in matched
+            and math.hypot(detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y) > STAY_IN
+        ]
+        lost = [mid for mid in start if mid not in matched and mid in seen_standing]
+        if len(movers) < 2 or not lost:
+            continue
+        pieces = {mid: detections[matched[mid]] for mid in movers}
+        moved = _median_move(
+            [(pieces[mid]["x"] - x, pieces[mid]["y"] - y) for mid, (x, y) in start.items() if mid in pieces]
+        )
+        if moved is None:
+            continue
+        spare = [
+            j
+            for j, d in enumerate(detections)
+            if j not in used
+            and any(_size_cost(models[mid].base, str(d["base"])) is not None for mid in lost)
+            and all(d.get("player", models[mid].player) == models[mid].player for mid in lost)
+            and (
+                min(math.hypot(d["x"] - o["x"], d["y"] - o["y"]) for o in pieces.values()) <= REACQUIRE_IN
+                or any(_cost(models[mid], d, *np.add(start[mid], moved)) <= 2 * GROUP_REACH_IN for mid in lost)
+            )
+        ]
+        if len(spare) != len(lost):
+            continue  # not the unit's pieces alone: leave them to the players
+        ids = movers + lost
+        columns = [matched[mid] for mid in movers] + spare
+        froms = np.array([start[mid] for mid in ids], dtype=float)
+        at = np.array([[detections[j]["x"], detections[j]["y"]] for j in columns], dtype=float)
+        shift = at.mean(axis=0) - froms.mean(axis=0)
+        cost = np.array(
+            [[_cost(models[mid], detections[j], *(np.add(start[mid], shift))) for j in columns] for mid in ids]
+        )
+        if not np.isfinite(cost).any(axis=1).all():
+            continue
+        pairing = min_cost_assignment(np.where(np.isfinite(cost), cost, 1e6))
+        if any(cost[i, c] > 2 * GROUP_REACH_IN for i, c in enumerate(pairing)):
+            continue  # a model further off the unit's move than any put down with it: not this unit's piece
+        for mid, c in zip(ids, pairing, strict=True):
+            matched[mid] = columns[c]
+        used.update(spare)
 
 
 def _pair_alike_by_shift(

@@ -35,6 +35,7 @@ each of its models stood when it began (``activations``).
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ GROUP_TOLERANCE_IN = 0.5  # a unit's model lands within about this of where the 
 GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read this far from there
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
 REACQUIRE_IN = 3.0  # a model lost in its unit's move is picked up again this close to a unit-mate
+MAX_SPARE_TRIES = 20  # sets of pieces left over tried as a unit's models left without one
 MAX_TRIED_UNITS = 3  # units tried as the one that moved, when not told which (each tried twice, on a copy)
 # A player's models not yet assigned to units (one lump): those within this of each other, edge to edge, are tried
 # as one unit that moved (every game's coherency is 2": Focal Point, Coherency; Grinding-Annihilation, Formation
@@ -421,7 +423,9 @@ class IdentityTracker:
                 held.add(mid)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
         whole = {unit for unit in starts if unit not in stayed}
-        _complete_by_shift(self.models, detections, matched, used, starts, whole, seen_standing - hidden - gone_before)
+        _complete_by_shift(
+            self.models, detections, matched, used, starts, whole, (seen_standing | gone_before) - hidden
+        )
         _pair_alike_by_shift(self.models, detections, matched, starts, held | set(partial), seen_standing)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
@@ -994,18 +998,19 @@ def _complete_by_shift(
     used: set[int],
     starts: dict[str, dict[str, tuple[float, float]]],
     whole: set[str],
-    seen_standing: set[str],
+    candidates: set[str],
 ) -> None:
-    """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and as many
-    pieces no model took beside its own, each of a size and colour one of those models could be: all of its models
-    that moved, and those, paired again to all those pieces with the least total offset from the move they share
-    (``matched`` and ``used`` changed in place). Only models in ``seen_standing`` (seen where they stood, not under
-    a hand, not picked up before) are paired again.
+    """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and pieces no
+    model took near it, of a size and colour those models could be: its models that moved, with as many of those
+    models as there are such pieces, paired again to their pieces and those with the least total offset from the
+    move they share (``matched`` and ``used`` changed in place). Only models in ``candidates`` may take a piece left
+    over (seen where they stood, or picked up earlier and put down with their unit; not under a hand).
 
     Why: a unit moved along its own line, its models put down a little off the shift, can be read as moved one
     place short: each model paired to its neighbour's piece, the last left without one and its piece left over (the
     group match pairs as many models either way). Paired with every piece, the mean move is the same for any
-    pairing, so the pairing with the least offsets from it is the likeliest one."""
+    pairing, so the pairing with the least offsets from it is the likeliest one; and of the models that could take
+    the pieces left over, those the move puts nearest them."""
     for unit in sorted(whole):
         start = starts[unit]
         movers = [
@@ -1014,44 +1019,54 @@ def _complete_by_shift(
             if mid in matched
             and math.hypot(detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y) > STAY_IN
         ]
-        lost = [mid for mid in start if mid not in matched and mid in seen_standing]
-        if len(movers) < 2 or not lost:
+        # (a model of the unit picked up earlier is not among those its match moved when moved as a lump: where it
+        # was picked up stands for where it stood)
+        lost = [mid for mid, m in models.items() if m.unit == unit and mid not in matched and mid in candidates]
+        if not movers or not lost:
             continue
-        pieces = {mid: detections[matched[mid]] for mid in movers}
+        start = {**{mid: (models[mid].x, models[mid].y) for mid in lost}, **start}
+        pieces = [detections[matched[mid]] for mid in movers]
         moved = _median_move(
-            [(pieces[mid]["x"] - x, pieces[mid]["y"] - y) for mid, (x, y) in start.items() if mid in pieces]
+            [(d["x"] - start[mid][0], d["y"] - start[mid][1]) for mid, d in zip(movers, pieces, strict=True)]
         )
-        if moved is None:
+        if moved is None:  # (never: every mover moved beyond STAY_IN)
             continue
         spare = [
             j
             for j, d in enumerate(detections)
             if j not in used
-            and any(_size_cost(models[mid].base, str(d["base"])) is not None for mid in lost)
-            and all(d.get("player", models[mid].player) == models[mid].player for mid in lost)
+            and any(
+                _size_cost(models[mid].base, str(d["base"])) is not None
+                and d.get("player", models[mid].player) == models[mid].player
+                for mid in lost
+            )
             and (
-                min(math.hypot(d["x"] - o["x"], d["y"] - o["y"]) for o in pieces.values()) <= REACQUIRE_IN
-                or any(_cost(models[mid], d, *np.add(start[mid], moved)) <= 2 * GROUP_REACH_IN for mid in lost)
+                min(math.hypot(d["x"] - o["x"], d["y"] - o["y"]) for o in pieces) <= REACQUIRE_IN
+                or any(_cost(models[mid], d, *np.add(start[mid], moved)) <= REACQUIRE_IN for mid in lost)
             )
         ]
-        if len(spare) != len(lost):
-            continue  # not the unit's pieces alone: leave them to the players
-        ids = movers + lost
-        columns = [matched[mid] for mid in movers] + spare
-        froms = np.array([start[mid] for mid in ids], dtype=float)
-        at = np.array([[detections[j]["x"], detections[j]["y"]] for j in columns], dtype=float)
-        shift = at.mean(axis=0) - froms.mean(axis=0)
-        cost = np.array(
-            [[_cost(models[mid], detections[j], *(np.add(start[mid], shift))) for j in columns] for mid in ids]
-        )
-        if not np.isfinite(cost).any(axis=1).all():
-            continue
-        pairing = min_cost_assignment(np.where(np.isfinite(cost), cost, 1e6))
-        if any(cost[i, c] > 2 * GROUP_REACH_IN for i, c in enumerate(pairing)):
-            continue  # a model further off the unit's move than any put down with it: not this unit's piece
-        for mid, c in zip(ids, pairing, strict=True):
-            matched[mid] = columns[c]
-        used.update(spare)
+        k = min(len(lost), len(spare))
+        best: tuple[float, list[str], list[int]] | None = None
+        tries = itertools.product(itertools.combinations(lost, k), itertools.combinations(spare, k))
+        for rows, chosen in itertools.islice(tries, MAX_SPARE_TRIES):
+            ids = movers + list(rows)
+            columns = [matched[mid] for mid in movers] + list(chosen)
+            froms = np.array([start[mid] for mid in ids], dtype=float)
+            at = np.array([[detections[j]["x"], detections[j]["y"]] for j in columns], dtype=float)
+            shift = at.mean(axis=0) - froms.mean(axis=0)
+            cost = np.array(
+                [[_cost(models[mid], detections[j], *(np.add(start[mid], shift))) for j in columns] for mid in ids]
+            )
+            pairing = min_cost_assignment(np.where(np.isfinite(cost), cost, 1e6))
+            offsets = [cost[i, c] for i, c in enumerate(pairing)]
+            # (a model further off the unit's move than any put down with it: not this unit's piece)
+            if max(offsets) <= 2 * GROUP_REACH_IN and (best is None or sum(offsets) < best[0]):
+                best = (sum(offsets), ids, [columns[c] for c in pairing])
+        if best is None or k == 0:
+            continue  # none of the pieces left over is the unit's: the players are asked
+        for mid, j in zip(best[1], best[2], strict=True):
+            matched[mid] = j
+            used.add(j)
 
 
 def _pair_alike_by_shift(

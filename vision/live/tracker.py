@@ -1020,31 +1020,31 @@ def _complete_by_shift(
             and math.hypot(detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y) > STAY_IN
         ]
         # (a model of the unit picked up earlier is not among those its match moved when moved as a lump: where it
-        # was picked up stands for where it stood)
-        lost = [mid for mid, m in models.items() if m.unit == unit and mid not in matched and mid in candidates]
+        # was picked up stands for where it stood; one seen standing that was not among them did not move)
+        lost = [
+            mid
+            for mid, m in models.items()
+            if m.unit == unit and mid not in matched and mid in candidates and (mid in start or m.gone)
+        ]
         if not movers or not lost:
             continue
         start = {**{mid: (models[mid].x, models[mid].y) for mid in lost}, **start}
+        # (nearest the unit's pieces first: only the first MAX_SPARE_TRIES sets are tried)
         pieces = [detections[matched[mid]] for mid in movers]
-        moved = _median_move(
-            [(d["x"] - start[mid][0], d["y"] - start[mid][1]) for mid, d in zip(movers, pieces, strict=True)]
+        spare = sorted(
+            (
+                j
+                for j, d in enumerate(detections)
+                if j not in used
+                and any(
+                    _size_cost(models[mid].base, str(d["base"])) is not None
+                    and d.get("player", models[mid].player) == models[mid].player
+                    and math.hypot(d["x"] - start[mid][0], d["y"] - start[mid][1]) <= MAX_MOVE_IN
+                    for mid in lost
+                )
+            ),
+            key=lambda j: min(math.hypot(detections[j]["x"] - o["x"], detections[j]["y"] - o["y"]) for o in pieces),
         )
-        if moved is None:  # (never: every mover moved beyond STAY_IN)
-            continue
-        spare = [
-            j
-            for j, d in enumerate(detections)
-            if j not in used
-            and any(
-                _size_cost(models[mid].base, str(d["base"])) is not None
-                and d.get("player", models[mid].player) == models[mid].player
-                for mid in lost
-            )
-            and (
-                min(math.hypot(d["x"] - o["x"], d["y"] - o["y"]) for o in pieces) <= REACQUIRE_IN
-                or any(_cost(models[mid], d, *np.add(start[mid], moved)) <= REACQUIRE_IN for mid in lost)
-            )
-        ]
         k = min(len(lost), len(spare))
         best: tuple[float, list[str], list[int]] | None = None
         tries = itertools.product(itertools.combinations(lost, k), itertools.combinations(spare, k))

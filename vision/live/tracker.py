@@ -423,10 +423,10 @@ class IdentityTracker:
                 held.add(mid)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
         whole = {unit for unit in starts if unit not in stayed}
-        _complete_by_shift(
-            self.models, detections, matched, used, starts, whole, (seen_standing | gone_before) - hidden
-        )
-        _pair_alike_by_shift(self.models, detections, matched, starts, held | set(partial), seen_standing)
+        kept = held | set(partial)
+        candidates = (seen_standing | gone_before) - hidden
+        _complete_by_shift(self.models, detections, matched, used, starts, whole, kept, seen_standing, candidates)
+        _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
             self.models[mid].gone = False
@@ -998,13 +998,17 @@ def _complete_by_shift(
     used: set[int],
     starts: dict[str, dict[str, tuple[float, float]]],
     whole: set[str],
+    kept: set[str],
+    seen_standing: set[str],
     candidates: set[str],
 ) -> None:
     """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and pieces no
     model took near it, of a size and colour those models could be: its models that moved, with as many of those
     models as there are such pieces, paired again to their pieces and those with the least total offset from the
     move they share (``matched`` and ``used`` changed in place). Only models in ``candidates`` may take a piece left
-    over (seen where they stood, or picked up earlier and put down with their unit; not under a hand).
+    over (seen where they stood, or picked up earlier and put down with their unit; not under a hand). Of the models
+    that moved, those in ``kept`` (held in place by the rules, or read in part) and those not in ``seen_standing``
+    (where they stood was a guess) keep their pieces, as in ``_pair_alike_by_shift``.
 
     Why: a unit moved along its own line, its models put down a little off the shift, can be read as moved one
     place short: each model paired to its neighbour's piece, the last left without one and its piece left over (the
@@ -1017,6 +1021,8 @@ def _complete_by_shift(
             mid
             for mid, (x, y) in start.items()
             if mid in matched
+            and mid not in kept
+            and mid in seen_standing
             and math.hypot(detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y) > STAY_IN
         ]
         # (a model of the unit picked up earlier is not among those its match moved when moved as a lump: where it

@@ -1,0 +1,89 @@
+"""The scripted games' moves fed straight to the identity tracker, read exactly (0.015" of noise, no detector, no
+camera): how many model-updates leave a model shown more than 0.25" from where it stands. What is left is the
+tracker's own doing: its matching, not what the detector saw.
+
+Run: ``python benchmarks/replay_tracker.py [--seeds 100-130] [--jitter 0,0.3,0.5]``. Seeded; about a minute.
+
+Each seed is a crowded 44"x60" Grinding-Annihilation table (as ``eval_live_game.py``'s), played for 4 rounds by
+``eval_live_game.script``: every unit moves 2-5" each round, one into a crowd. ``--jitter``: each model is also put
+down this far off its unit's shift (1 sigma, each axis), as players spread a unit as they move it. Each game is
+replayed twice: the tracker told which unit was activated, and not told (it reads that from the frame).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import math
+from functools import cache
+from typing import Any
+
+import numpy as np
+from eval_live_game import GAME, script
+
+from vision.live.tracker import IdentityTracker
+from vision.synth.table import render_table
+
+READ_SIGMA_IN = 0.015  # how far off each piece is read (a settled frame's reads: docs/live.md, session 70)
+OFF_IN = 0.25  # a model shown further than this from where it stands is off (the tracker's own STAY_IN)
+
+
+@cache
+def table(seed: int) -> dict[str, Any]:
+    """The scene of the seed's table (rendering is most of the time this takes)."""
+    return render_table(seed, GAME, hard="crowded").scene
+
+
+def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int]:
+    """(model-updates off, model-updates) over one scripted game."""
+    scene = table(seed)
+    owner = {u["id"]: u["player"] for u in scene["units"]}
+    unit_of = {m["id"]: m["unit"] for m in scene["models"]}
+    base_of = {m["id"]: m["base"] for m in scene["models"]}
+    with contextlib.redirect_stdout(io.StringIO()):  # (script prints the move into the crowd)
+        activations = script(scene, 4, np.random.default_rng(seed), jitter_in)
+    read = np.random.default_rng(seed + 7)
+    tracker = IdentityTracker.from_scene(
+        {**scene, "models": [{**m, "sigma_in": READ_SIGMA_IN} for m in scene["models"]]}
+    )
+    off = total = 0
+    for _, unit, positions in activations:
+        pieces = [
+            {
+                "x": x + read.normal(0, READ_SIGMA_IN),
+                "y": y + read.normal(0, READ_SIGMA_IN),
+                "base": base_of[mid],
+                "player": owner[unit_of[mid]],
+                "sigma_in": READ_SIGMA_IN,
+            }
+            for mid, (x, y) in positions.items()
+        ]
+        tracker.update(pieces, active_unit=unit if told else None)
+        for mid, (x, y) in positions.items():
+            total += 1
+            off += math.hypot(tracker.models[mid].x - x, tracker.models[mid].y - y) > OFF_IN
+    return off, total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="100-130", help="first-last (last not included)")
+    parser.add_argument("--jitter", default="0,0.3,0.5", help="inches off the unit's shift, each axis, comma-separated")
+    args = parser.parse_args()
+    first, last = (int(s) for s in args.seeds.split("-"))
+    print(f'tables {first}-{last - 1}: model-updates shown more than {OFF_IN}" from the model')
+    for jitter_in in (float(j) for j in args.jitter.split(",")):
+        for told in (False, True):
+            off = total = 0
+            for seed in range(first, last):
+                o, t = replay(seed, jitter_in, told)
+                off, total = off + o, total + t
+            how = "told which unit moves" if told else "not told"
+            print(
+                f"  models {jitter_in}\" off their unit's shift, {how}: {off}/{total} off ({100 * off / total:.2f} %)"
+            )
+
+
+if __name__ == "__main__":
+    main()

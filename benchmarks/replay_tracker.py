@@ -35,8 +35,10 @@ def table(seed: int) -> dict[str, Any]:
     return render_table(seed, GAME, hard="crowded").scene
 
 
-def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int]:
-    """(model-updates off, model-updates) over one scripted game."""
+def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int, int, int, int]:
+    """Over one scripted game: model-updates off, model-updates, models put off by an update (on it and not
+    before), those of them the update said nothing of (not among the models it called uncertain or not seen), and
+    the models an update called uncertain that it put right."""
     scene = table(seed)
     owner = {u["id"]: u["player"] for u in scene["units"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}
@@ -47,7 +49,8 @@ def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int]:
     tracker = IdentityTracker.from_scene(
         {**scene, "models": [{**m, "sigma_in": READ_SIGMA_IN} for m in scene["models"]]}
     )
-    off = total = 0
+    off = total = newly = silent = needless = 0
+    was_off: set[str] = set()
     for _, unit, positions in activations:
         pieces = [
             {
@@ -59,11 +62,20 @@ def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int]:
             }
             for mid, (x, y) in positions.items()
         ]
-        tracker.update(pieces, active_unit=unit if told else None)
-        for mid, (x, y) in positions.items():
-            total += 1
-            off += math.hypot(tracker.models[mid].x - x, tracker.models[mid].y - y) > OFF_IN
-    return off, total
+        update = tracker.update(pieces, active_unit=unit if told else None)
+        now_off = {
+            mid
+            for mid, (x, y) in positions.items()
+            if math.hypot(tracker.models[mid].x - x, tracker.models[mid].y - y) > OFF_IN
+        }
+        said = set(update.uncertain) | set(update.vanished)
+        total += len(positions)
+        off += len(now_off)
+        newly += len(now_off - was_off)
+        silent += len(now_off - was_off - said)
+        needless += len(set(update.uncertain) - now_off)
+        was_off = now_off
+    return off, total, newly, silent, needless
 
 
 def main() -> None:
@@ -75,13 +87,15 @@ def main() -> None:
     print(f'tables {first}-{last - 1}: model-updates shown more than {OFF_IN}" from the model')
     for jitter_in in (float(j) for j in args.jitter.split(",")):
         for told in (False, True):
-            off = total = 0
+            sums = np.zeros(5, dtype=int)
             for seed in range(first, last):
-                o, t = replay(seed, jitter_in, told)
-                off, total = off + o, total + t
+                sums += replay(seed, jitter_in, told)
+            off, total, newly, silent, needless = (int(v) for v in sums)
             how = "told which unit moves" if told else "not told"
             print(
-                f"  models {jitter_in}\" off their unit's shift, {how}: {off}/{total} off ({100 * off / total:.2f} %)"
+                f"  models {jitter_in}\" off their unit's shift, {how}: {off}/{total} off ({100 * off / total:.2f} %);"
+                f" put off by an update: {newly}, {silent} of them silently (not called uncertain or not seen);"
+                f" called uncertain and right: {needless}"
             )
 
 

@@ -664,6 +664,20 @@ def test_a_unit_read_one_place_short_with_a_model_left_over_has_every_model_pair
             assert sorted(m.model for m in update.moves) == ["m1", "m2", "m3", "m4"], (base, told)
 
 
+def test_two_alike_models_whose_pieces_fit_either_way_are_both_called_uncertain() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move. Two alike 32 mm models side by side move
+    # 3.25" and come down one above the other: either pairing is as far off the move they share (0.02" apart in all).
+    # Which is which is a guess, so the update says so of both (the tracker before session 78 named one of them).
+    for told in ("a", None):
+        tracker = _one_unit("a", "32", {"a1": (10.0, 10.0), "a2": (11.5, 10.0)})
+        pieces = [(13.95, 10.75), (14.0, 9.25)]
+        update = tracker.update([{"x": x, "y": y, "base": "32", "player": "red"} for x, y in pieces], told)
+        assert sorted(update.uncertain) == ["a1", "a2"], told
+        assert any("identity uncertain for" in line and "a2" in line for line in update.messages), update.messages
+        assert {(m.x, m.y) for m in tracker.models.values()} == set(pieces), told
+        assert all(m.uncertain for m in tracker.models.values()), told
+
+
 def _random_unit_move(
     seed: int, jitter_in: float
 ) -> tuple[dict[str, tuple[float, float]], list[tuple[float, float]], str] | None:

@@ -425,8 +425,11 @@ class IdentityTracker:
         whole = {unit for unit in starts if unit not in stayed}
         kept = held | set(partial)
         candidates = (seen_standing | gone_before) - hidden
-        _complete_by_shift(self.models, detections, matched, used, starts, whole, kept, seen_standing, candidates)
-        _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing)
+        unsure = _complete_by_shift(
+            self.models, detections, matched, used, starts, whole, kept, seen_standing, candidates
+        )
+        unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing)
+        uncertain += sorted(unsure - set(uncertain))
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
             self.models[mid].gone = False
@@ -1001,7 +1004,7 @@ def _complete_by_shift(
     kept: set[str],
     seen_standing: set[str],
     candidates: set[str],
-) -> None:
+) -> set[str]:
     """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and pieces no
     model took near it, of a size and colour those models could be: its models that moved, with as many of those
     models as there are such pieces, paired again to their pieces and those with the least total offset from the
@@ -1014,7 +1017,9 @@ def _complete_by_shift(
     place short: each model paired to its neighbour's piece, the last left without one and its piece left over (the
     group match pairs as many models either way). Paired with every piece, the mean move is the same for any
     pairing, so the pairing with the least offsets from it is the likeliest one; and of the models that could take
-    the pieces left over, those the move puts nearest them."""
+    the pieces left over, those the move puts nearest them. Returns the models so paired whose piece a unit-mate
+    could have made nearly as well (``_swappable``)."""
+    unsure: set[str] = set()
     for unit in sorted(whole):
         start = starts[unit]
         movers = [
@@ -1052,7 +1057,7 @@ def _complete_by_shift(
             key=lambda j: min(math.hypot(detections[j]["x"] - o["x"], detections[j]["y"] - o["y"]) for o in pieces),
         )
         k = min(len(lost), len(spare))
-        best: tuple[float, list[str], list[int]] | None = None
+        best: tuple[float, list[str], list[int], set[str]] | None = None
         tries = itertools.product(itertools.combinations(lost, k), itertools.combinations(spare, k))
         for rows, chosen in itertools.islice(tries, MAX_SPARE_TRIES):
             ids = movers + list(rows)
@@ -1067,12 +1072,14 @@ def _complete_by_shift(
             offsets = [cost[i, c] for i, c in enumerate(pairing)]
             # (a model further off the unit's move than any put down with it: not this unit's piece)
             if max(offsets) <= 2 * GROUP_REACH_IN and (best is None or sum(offsets) < best[0]):
-                best = (sum(offsets), ids, [columns[c] for c in pairing])
+                best = (sum(offsets), ids, [columns[c] for c in pairing], _swappable(ids, cost, pairing))
         if best is None or k == 0:
             continue  # none of the pieces left over is the unit's: the players are asked
         for mid, j in zip(best[1], best[2], strict=True):
             matched[mid] = j
             used.add(j)
+        unsure |= best[3]
+    return unsure
 
 
 def _pair_alike_by_shift(
@@ -1082,7 +1089,7 @@ def _pair_alike_by_shift(
     starts: dict[str, dict[str, tuple[float, float]]],
     kept: set[str],
     seen_standing: set[str],
-) -> None:
+) -> set[str]:
     """A unit's alike models (one base size) that moved in this update, paired again to the pieces they came down
     on with the least total offset from the move they share (``matched`` changed in place). Left out: ``kept``
     (held in place by the rules, or read in part) and models not in ``seen_standing`` (where they stood was a
@@ -1091,7 +1098,9 @@ def _pair_alike_by_shift(
     Why: the group match reaches only GROUP_REACH_IN from its guess at the unit's shift. Two models put down farther
     off it than that (a player spreading the unit) are then paired one within reach and one picked up again beside
     its mates (REACQUIRE_IN), which could give each the other's piece. Every pairing of the same models and pieces
-    makes the same mean move, so the least offsets from it are the likeliest pairing."""
+    makes the same mean move, so the least offsets from it are the likeliest pairing. Returns the models whose piece
+    a unit-mate could have made nearly as well (``_swappable``)."""
+    unsure: set[str] = set()
     for start in starts.values():
         by_base: dict[str, list[str]] = {}
         for mid, (x, y) in start.items():
@@ -1108,8 +1117,24 @@ def _pair_alike_by_shift(
             shift = pieces.mean(axis=0) - froms.mean(axis=0)
             cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2)
             taken = [matched[mid] for mid in ids]
-            for mid, column in zip(ids, min_cost_assignment(cost), strict=True):
+            pairing = min_cost_assignment(cost)
+            for mid, column in zip(ids, pairing, strict=True):
                 matched[mid] = taken[column]
+            unsure |= _swappable(ids, cost, pairing)
+    return unsure
+
+
+def _swappable(ids: list[str], cost: np.ndarray, pairing: list[int]) -> set[str]:
+    """The models (``ids``, the rows of ``cost``: offsets from a move they share) whose pieces, given to each other,
+    cost less than AMBIGUOUS_IN more than ``pairing`` does, as the group match judges its own pairs
+    (``_group_assignment``): which is which is a guess, and the players are asked."""
+    own = [cost[i, c] for i, c in enumerate(pairing)]
+    out: set[str] = set()
+    for a, b in itertools.combinations(range(len(ids)), 2):
+        ca, cb = pairing[a], pairing[b]
+        if cost[a, cb] + cost[b, ca] - own[a] - own[b] < AMBIGUOUS_IN:
+            out |= {ids[a], ids[b]}
+    return out
 
 
 def _coincidences(column: list[int], at_dist: np.ndarray, stay_cost: np.ndarray, seen_still: np.ndarray) -> int:

@@ -1006,8 +1006,8 @@ def _complete_by_shift(
     candidates: set[str],
 ) -> set[str]:
     """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and pieces no
-    model took near it, of a size and colour those models could be: its models that moved, with as many of those
-    models as there are such pieces, paired again to their pieces and those with the least total offset from the
+    model took within a move's reach (MAX_MOVE_IN) of them, of a size and colour they could be: its models that
+    moved, with as many of those models as there are such pieces, paired again to their pieces and those with the least total offset from the
     move they share (``matched`` and ``used`` changed in place). Only models in ``candidates`` may take a piece left
     over (seen where they stood, or picked up earlier and put down with their unit; not under a hand). Of the models
     that moved, those in ``kept`` (held in place by the rules, or read in part) and those not in ``seen_standing``
@@ -1057,6 +1057,8 @@ def _complete_by_shift(
             key=lambda j: min(math.hypot(detections[j]["x"] - o["x"], detections[j]["y"] - o["y"]) for o in pieces),
         )
         k = min(len(lost), len(spare))
+        if k == 0:
+            continue
         best: tuple[float, list[str], list[int], set[str]] | None = None
         tries = itertools.product(itertools.combinations(lost, k), itertools.combinations(spare, k))
         for rows, chosen in itertools.islice(tries, MAX_SPARE_TRIES):
@@ -1073,7 +1075,7 @@ def _complete_by_shift(
             # (a model further off the unit's move than any put down with it: not this unit's piece)
             if max(offsets) <= 2 * GROUP_REACH_IN and (best is None or sum(offsets) < best[0]):
                 best = (sum(offsets), ids, [columns[c] for c in pairing], _swappable(ids, cost, pairing))
-        if best is None or k == 0:
+        if best is None:
             continue  # none of the pieces left over is the unit's: the players are asked
         for mid, j in zip(best[1], best[2], strict=True):
             matched[mid] = j

@@ -176,11 +176,10 @@ def _blend_distance(
         share = ((samples_bgr - beside_bgr) * towards).sum(axis=-1) / np.maximum((towards * towards).sum(axis=-1), 1e-6)
         share = np.clip(np.nan_to_num(share, nan=1.0), BLEND_MIN_SHARE, 1.0)
         blend = np.clip(beside_bgr + share[..., None] * towards, 0, 255)
-        known = np.isfinite(blend).all(axis=-1)
-        lab = bgr_to_lab(np.where(known[..., None], blend, 0.0))
+        lab = bgr_to_lab(np.where(beside_known[..., None], blend, 0.0))  # (a blend is unknown where beside is)
         distance = np.linalg.norm(seen - lab, axis=-1)
         distance += np.maximum(0.0, BESIDE_MARGIN_LAB - (from_beside - distance))
-        out.append(np.where(known & beside_known, distance, np.inf))
+        out.append(np.where(beside_known, distance, np.inf))
     return np.stack(out, axis=-1)
 
 

@@ -1022,14 +1022,7 @@ def _complete_by_shift(
     unsure: set[str] = set()
     for unit in sorted(whole):
         start = starts[unit]
-        movers = [
-            mid
-            for mid, (x, y) in start.items()
-            if mid in matched
-            and mid not in kept
-            and mid in seen_standing
-            and math.hypot(detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y) > STAY_IN
-        ]
+        movers = _moved_now(start, detections, matched, kept, seen_standing)
         # (a model of the unit picked up earlier is not among those its match moved when moved as a lump: where it
         # was picked up stands for where it stood; one seen standing that was not among them did not move)
         lost = [
@@ -1059,7 +1052,7 @@ def _complete_by_shift(
         k = min(len(lost), len(spare))
         if k == 0:
             continue
-        best: tuple[float, list[str], list[int], set[str]] | None = None
+        best: tuple[float, list[str], list[int], np.ndarray, list[int]] | None = None
         tries = itertools.product(itertools.combinations(lost, k), itertools.combinations(spare, k))
         for rows, chosen in itertools.islice(tries, MAX_SPARE_TRIES):
             ids = movers + list(rows)
@@ -1074,13 +1067,14 @@ def _complete_by_shift(
             offsets = [cost[i, c] for i, c in enumerate(pairing)]
             # (a model further off the unit's move than any put down with it: not this unit's piece)
             if max(offsets) <= 2 * GROUP_REACH_IN and (best is None or sum(offsets) < best[0]):
-                best = (sum(offsets), ids, [columns[c] for c in pairing], _swappable(ids, cost, pairing))
+                best = (sum(offsets), ids, columns, cost, pairing)
         if best is None:
             continue  # none of the pieces left over is the unit's: the players are asked
-        for mid, j in zip(best[1], best[2], strict=True):
-            matched[mid] = j
-            used.add(j)
-        unsure |= best[3]
+        _, ids, columns, cost, pairing = best
+        for mid, c in zip(ids, pairing, strict=True):
+            matched[mid] = columns[c]
+            used.add(columns[c])
+        unsure |= _swappable(ids, cost, pairing)
     return unsure
 
 
@@ -1105,12 +1099,8 @@ def _pair_alike_by_shift(
     unsure: set[str] = set()
     for start in starts.values():
         by_base: dict[str, list[str]] = {}
-        for mid, (x, y) in start.items():
-            if mid not in matched or mid in kept or mid not in seen_standing:
-                continue
-            piece = detections[matched[mid]]
-            if math.hypot(piece["x"] - x, piece["y"] - y) > STAY_IN:  # moved now, not read where it stood
-                by_base.setdefault(models[mid].base, []).append(mid)
+        for mid in _moved_now(start, detections, matched, kept, seen_standing):
+            by_base.setdefault(models[mid].base, []).append(mid)
         for ids in by_base.values():
             if len(ids) < 2:
                 continue
@@ -1124,6 +1114,26 @@ def _pair_alike_by_shift(
                 matched[mid] = taken[column]
             unsure |= _swappable(ids, cost, pairing)
     return unsure
+
+
+def _moved_now(
+    start: dict[str, tuple[float, float]],
+    detections: list[dict[str, Any]],
+    matched: dict[str, int],
+    kept: set[str],
+    seen_standing: set[str],
+) -> list[str]:
+    """The models of ``start`` (where a unit's models stood) paired to a piece read more than STAY_IN from there:
+    moved in this update. Left out: ``kept`` (held in place by the rules, or read in part) and models not in
+    ``seen_standing`` (where they stood was a guess, so their offsets say little)."""
+    return [
+        mid
+        for mid, (x, y) in start.items()
+        if mid in matched
+        and mid not in kept
+        and mid in seen_standing
+        and math.hypot(detections[matched[mid]]["x"] - x, detections[matched[mid]]["y"] - y) > STAY_IN
+    ]
 
 
 def _swappable(ids: list[str], cost: np.ndarray, pairing: list[int]) -> set[str]:

@@ -2,7 +2,8 @@
 camera): how many model-updates leave a model shown more than 0.25" from where it stands. What is left is the
 tracker's own doing: its matching, not what the detector saw.
 
-Run: ``python benchmarks/replay_tracker.py [--seeds 100-130] [--jitter 0,0.3,0.5]``. Seeded; about a minute.
+Run: ``python benchmarks/replay_tracker.py [--seeds 100-130] [--jitter 0,0.3,0.5] [--miss 0.03]``. Seeded; about a
+minute. ``--miss``: the detector misses each piece at random this often (each update), as a worse camera might.
 
 Each seed is a crowded 44"x60" Grinding-Annihilation table (as ``eval_live_game.py``'s), played for 4 rounds by
 ``eval_live_game.script``: every unit moves 2-5" each round, one into a crowd. ``--jitter``: each model is also put
@@ -35,10 +36,11 @@ def table(seed: int) -> dict[str, Any]:
     return render_table(seed, GAME, hard="crowded").scene
 
 
-def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int, int, int, int]:
+def replay(seed: int, jitter_in: float, told: bool, miss: float = 0.0) -> tuple[int, int, int, int, int]:
     """Over one scripted game: model-updates off, model-updates, models put off by an update (on it and not
     before), those of them the update said nothing of (not among the models it called uncertain or not seen), and
-    the models an update called uncertain that it put right."""
+    the models an update called uncertain that it put right. ``miss``: each piece is left out of an update with
+    this chance (a detector missing bases now and then, at random); only the models seen count then."""
     scene = table(seed)
     owner = {u["id"]: u["player"] for u in scene["units"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}
@@ -46,12 +48,14 @@ def replay(seed: int, jitter_in: float, told: bool) -> tuple[int, int, int, int,
     with contextlib.redirect_stdout(io.StringIO()):  # (script prints the move into the crowd)
         activations = script(scene, 4, np.random.default_rng(seed), jitter_in)
     read = np.random.default_rng(seed + 7)
+    missed = np.random.default_rng(seed + 99)
     tracker = IdentityTracker.from_scene(
         {**scene, "models": [{**m, "sigma_in": READ_SIGMA_IN} for m in scene["models"]]}
     )
     off = total = newly = silent = needless = 0
     was_off: set[str] = set()
-    for _, unit, positions in activations:
+    for _, unit, everywhere in activations:
+        positions = {mid: xy for mid, xy in everywhere.items() if missed.random() >= miss}
         pieces = [
             {
                 "x": x + read.normal(0, READ_SIGMA_IN),
@@ -82,14 +86,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="100-130", help="first-last (last not included)")
     parser.add_argument("--jitter", default="0,0.3,0.5", help="inches off the unit's shift, each axis, comma-separated")
+    parser.add_argument("--miss", type=float, default=0.0, help="chance that the detector misses a piece, per update")
     args = parser.parse_args()
     first, last = (int(s) for s in args.seeds.split("-"))
-    print(f'tables {first}-{last - 1}: model-updates shown more than {OFF_IN}" from the model')
+    missing = f", each piece missed at random {100 * args.miss:g} % of the time" if args.miss else ""
+    print(f'tables {first}-{last - 1}: model-updates shown more than {OFF_IN}" from the model{missing}')
     for jitter_in in (float(j) for j in args.jitter.split(",")):
         for told in (False, True):
             sums = np.zeros(5, dtype=int)
             for seed in range(first, last):
-                sums += replay(seed, jitter_in, told)
+                sums += replay(seed, jitter_in, told, args.miss)
             off, total, newly, silent, needless = (int(v) for v in sums)
             how = "told which unit moves" if told else "not told"
             print(

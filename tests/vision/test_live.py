@@ -1016,6 +1016,41 @@ def test_a_model_picked_up_and_put_down_on_its_units_shift_is_that_model_not_a_m
     assert (tracker.models["r4"].x, tracker.models["r4"].y) != put["r1"]
 
 
+def test_two_unit_mates_the_detector_misses_in_turn_keep_their_ids() -> None:
+    # The camera misses b2 for one frame, then b3 for the next, while b2 is seen again where it stood (no unit
+    # moved). Not told which unit moved, the tracker read b3 moved onto b2's spot, b2 still picked up, and at the
+    # next frame, all four seen, b2 took b3's piece: the two had swapped ids for good. A model not seen for one
+    # frame only, seen again where it stood while its unit stood still and a unit-mate is missed, was missed too.
+    tracker = IdentityTracker.from_scene(ROW)
+    update = tracker.update(row_dets(0.0, skip=frozenset({"b2"})))
+    assert update.vanished == ("b2",)
+    update = tracker.update(row_dets(0.0, skip=frozenset({"b3"})))
+    assert update.vanished == ("b3",) and update.moves == () and update.returned == ("b2",)
+    assert (tracker.models["b2"].x, tracker.models["b2"].y) == (8.0, 8.0)
+    update = tracker.update(row_dets(0.0))
+    assert not update.vanished and not update.moves and not update.unexplained
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == {m["id"]: (m["x"], m["y"]) for m in ROW["models"]}
+
+
+def test_a_model_moved_onto_the_spot_of_a_casualty_taken_off_just_before_is_that_model() -> None:
+    # The other side of the rule above: a2 is moved onto the spot b2 stood on, the frame after b2 was taken off
+    # as a casualty (Focal Point, Removing Models). a2's piece is a2's: no mate of b2 is missed, so b2 is not
+    # taken to be back with a2 gone missing. Likewise b1, b2's unit-mate, moved onto it as its unit moves on.
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(0.0, skip=frozenset({"b2"})))
+    dets_ = row_dets(0.0, skip=frozenset({"b2"}))
+    dets_[1] = {**dets_[1], "y": 8.0}  # a2 (8.0, 5.0) -> (8.0, 8.0), where b2 stood
+    update = tracker.update(dets_)
+    assert [mv.model for mv in update.moves] == ["a2"] and update.vanished == ("b2",) and update.returned == ()
+
+    tracker = IdentityTracker.from_scene(ROW)
+    tracker.update(row_dets(0.0, skip=frozenset({"b2"})))
+    # unit b slides 1.5" along its row: b1 comes down on b2's spot
+    moved = [{**d, "x": float(d["x"]) + 1.5} if str(d["id"]).startswith("b") else d for d in row_dets(0.0)]
+    update = tracker.update([d for d in moved if d["id"] != "b2"])
+    assert sorted(mv.model for mv in update.moves) == ["b1", "b3", "b4"] and update.vanished == ("b2",)
+
+
 def test_a_model_picked_up_and_put_back_where_it_stood_keeps_its_id() -> None:
     # b3 is lifted (to check its base, or under a hand held still) and put back on its spot two frames on.
     tracker = IdentityTracker.from_scene(ROW)

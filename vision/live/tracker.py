@@ -102,6 +102,7 @@ class Tracked:
     # Not seen, with nothing to say where (picked up: a casualty, say). It is not matched where it stood before
     # the models on the table are; a reading that has it seen again counts that against itself (``update``).
     gone: bool = False
+    gone_now: bool = False  # gone since the last update only: one frame's miss, as likely as a model picked up
     placed: bool = False  # added by the players where the camera saw none, and not seen since
     measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
 
@@ -222,6 +223,7 @@ class IdentityTracker:
             tried = copy.deepcopy(self, {id(self.history): []})
             trial = tried._update(detections, unit, hidden, stays, block)
             moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
+            moved_now = {move.model for move in trial.moves}
             # A model shown where its unit's shift guessed it, seen now, while a model seen until now is lost: a new
             # piece beside that guess is no likelier it than the model that just left its place (for it).
             seen_again = any(m.guessed and not tried.models[mid].unseen for mid, m in self.models.items())
@@ -229,6 +231,11 @@ class IdentityTracker:
             # a model picked up earlier counts as put back only where no model on the table accounts for the piece,
             # unless it came down with its unit-mates, on their shift (seen again as its unit moved on)
             returned = set(trial.returned) - _came_down_with_mates(trial.moves, trial.returned)
+            # ...or where it stood, not seen for one update only, while its unit stood still and a unit-mate seen until
+            # now is not: the detector missed them in turn. Counted put back, it lost its piece to that mate, moved
+            # onto it. (A model moved where a casualty taken off just now stood is its own unit's move, or another
+            # unit's, with no mate of the casualty missing: still counted against.)
+            returned -= {mid for mid in returned if _missed_in_turn(self.models, mid, trial, moved_now)}
             unaccounted = len(trial.vanished) + len(trial.unexplained) + len(returned)
             scores.append((unaccounted, newly_lost, round(moved_sq_in2, 3), k))
         unit, block, stays = readings[min(scores)[-1]]
@@ -496,8 +503,9 @@ class IdentityTracker:
         newly = [mid for mid in vanished if not self.models[mid].gone]  # the players are asked once
         if newly:
             messages.append(f"not seen: {', '.join(newly)} (picked up or hidden?) - confirm or correct")
-        for mid in vanished:
-            self.models[mid].gone = not self.models[mid].guessed
+        for mid, m in self.models.items():
+            was_gone, m.gone = m.gone, mid in vanished and not m.guessed
+            m.gone_now = m.gone and not was_gone
         if unexplained:
             messages.append(f"{len(unexplained)} piece(s) on the table match no known model - assign or remove them")
         if uncertain:
@@ -1229,6 +1237,17 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
         if math.dist(np.subtract(own.end, own.start), shift) <= GROUP_REACH_IN:
             with_mates.add(mid)
     return with_mates
+
+
+def _missed_in_turn(models: dict[str, Tracked], mid: str, trial: TrackUpdate, moved_now: set[str]) -> bool:
+    """Whether ``mid``, seen again in ``trial`` where it stood after one update unseen, was missed rather than picked
+    up: no model of its unit moved, and a unit-mate seen until now is not seen in ``trial``."""
+    unit = models[mid].unit
+    return (
+        models[mid].gone_now
+        and not any(models[m].unit == unit for m in moved_now)
+        and any(models[m].unit == unit and not models[m].unseen for m in trial.vanished)
+    )
 
 
 def _radius_in(m: Tracked) -> float:

@@ -1032,6 +1032,35 @@ def test_two_unit_mates_the_detector_misses_in_turn_keep_their_ids() -> None:
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == {m["id"]: (m["x"], m["y"]) for m in ROW["models"]}
 
 
+def test_a_lone_model_missed_in_the_frame_after_its_move_is_found_where_it_went_when_the_next_unit_is_named() -> None:
+    # A hero, a unit of one model (Grinding-Annihilation, Move Phase: each unit is activated in turn), is moved 4"
+    # and the camera misses its base in the settled frame after. The players then name unit b: the rules move only
+    # b, so the hero's piece, seen now, was left unexplained and the hero shown missing for the rest of the game (or
+    # until its next activation). A model of the unit named last, missed since, takes a piece no model explains
+    # within a move's reach; its move is recorded as its unit's.
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "hero", "player": "red"}, *ROW["units"]],
+        "models": [{"id": "h1", "unit": "hero", "base": "40", "x": 20.0, "y": 5.0}, *ROW["models"]],
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    hero = {"x": 20.0, "y": 9.0, "base": "40", "player": "red", "id": "h1"}
+    update = tracker.update(row_dets(0.0), active_unit="hero")
+    assert update.vanished == ("h1",)
+    update = tracker.update([*row_dets(1.0), hero], active_unit="a")
+    assert not update.vanished and not update.unexplained and "h1" not in update.uncertain
+    assert (tracker.models["h1"].x, tracker.models["h1"].y) == (20.0, 9.0)
+    hero_move = next(mv for mv in update.moves if mv.model == "h1")
+    assert hero_move.unit == "hero" and hero_move.length_in == pytest.approx(4.0)
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4", "h1"]
+    # Two pieces it could be, as near: it takes the nearer, and is called uncertain.
+    tracker = IdentityTracker.from_scene(scene)
+    tracker.update(row_dets(0.0), active_unit="hero")
+    other = {**hero, "x": 20.1, "y": 1.0}
+    update = tracker.update([*row_dets(1.0), hero, other], active_unit="a")
+    assert update.uncertain == ("h1",) and update.unexplained == (len(row_dets(1.0)) + 1,)
+
+
 def test_a_model_moved_onto_the_spot_of_a_casualty_taken_off_just_before_is_that_model() -> None:
     # The other side of the rule above: a2 is moved onto the spot b2 stood on, the frame after b2 was taken off
     # as a casualty (Focal Point, Removing Models). a2's piece is a2's: no mate of b2 is missed, so b2 is not

@@ -169,6 +169,9 @@ class IdentityTracker:
     # Models whose place was last read off a piece smaller than their base (``_match_partly_hidden``): the players
     # are asked once to confirm, not again at every update that reads them the same way.
     partly_seen: set[str] = field(default_factory=set, repr=False)
+    # The unit the players named as activated at the last update (None: not named): a model of it the camera missed
+    # then may show up where its move took it in the next frame, whichever unit is named then.
+    told_unit: str | None = None
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -196,7 +199,7 @@ class IdentityTracker:
         ``active_unit``: the unit the players activated; None: read from the frame (``moved_units``)."""
         hidden = hidden or set()
         if active_unit is not None:
-            return self._update(detections, active_unit, hidden, moving_stays=False)
+            return self._update(detections, active_unit, hidden, moving_stays=False, told=True)
         # Not told which unit moved, nor how: each unit the frame shows moved (a model's piece gone from under
         # it: the activated unit, or a model the detector missed this frame) is tried, moved as one block (its
         # models matched together, so one landing where a mate stood is not taken for that mate) or a model at
@@ -248,10 +251,12 @@ class IdentityTracker:
         hidden: set[str],
         moving_stays: bool,
         block: frozenset[str] | None = None,
+        told: bool = False,
     ) -> TrackUpdate:
         """``moving``: the unit that moves (None: any may); every other model is still where it was.
         ``moving_stays``: its models within jitter of where they stood are matched there first. ``block``: the
-        models of ``moving`` that move (a player's lump: ``moved_blocks``); None: all of them."""
+        models of ``moving`` that move (a player's lump: ``moved_blocks``); None: all of them. ``told``: the players
+        named ``moving`` as the unit activated."""
 
         def moves_now(m: Tracked) -> bool:
             return m.unit == moving and (block is None or m.id in block)
@@ -428,6 +433,8 @@ class IdentityTracker:
                 matched[mid] = j
                 used.add(j)
                 held.add(mid)
+        if told and self.told_unit not in (None, moving):
+            self._match_seen_late(detections, matched, used, hidden, uncertain)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
         whole = {unit for unit in starts if unit not in stayed}
         kept = held | set(partial)
@@ -533,6 +540,7 @@ class IdentityTracker:
             elif move.unit in self.last_move:
                 self.last_move[move.unit][1].append(entry)
         self.partly_seen = set(partial)
+        self.told_unit = moving if told else None
         self._note_activations(moved_from, gone_before)
         return TrackUpdate(
             tuple(moves),
@@ -543,6 +551,39 @@ class IdentityTracker:
             tuple(messages),
             tuple(returned),
         )
+
+    def _match_seen_late(
+        self,
+        detections: list[dict[str, Any]],
+        matched: dict[str, int],
+        used: set[int],
+        hidden: set[str],
+        uncertain: list[str],
+    ) -> None:
+        """Models of the unit named at the last update, not seen since (missed in the frame after their move), take
+        the pieces no model explains now, where their move could have taken them: the rules move only the unit
+        named now, but a move already made shows late. Each takes the cheapest such piece (``_cost`` from where it
+        stood); a rival piece within ``AMBIGUOUS_IN`` of that makes it uncertain. A model under a hand is left."""
+        late = [
+            m
+            for m in self.models.values()
+            if m.unit == self.told_unit and m.gone_now and m.id not in matched and m.id not in hidden
+        ]
+        options = sorted(
+            (_cost(m, d, m.x, m.y), m.id, j)
+            for m in late
+            for j, d in enumerate(detections)
+            if j not in used and math.hypot(d["x"] - m.x, d["y"] - m.y) <= MAX_MOVE_IN
+        )
+        options = [o for o in options if math.isfinite(o[0])]
+        for cost, mid, j in options:
+            if mid in matched or j in used:
+                continue
+            rivals = [c for c, other, k in options if (other == mid) != (k == j) and k not in used]
+            if rivals and min(rivals) - cost < AMBIGUOUS_IN:
+                uncertain.append(mid)
+            matched[mid] = j
+            used.add(j)
 
     def _match_partly_hidden(
         self,

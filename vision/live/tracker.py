@@ -400,18 +400,7 @@ class IdentityTracker:
                 cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
                 if math.isfinite(cost) and cost <= reach_in:
                     options.append((cost, m.id, j))
-        options.sort()
-        reacquired: set[str] = set()
-        for cost, mid, j in options:
-            if mid in matched or j in used:
-                continue
-            rivals = [c for c, other, k in options if other == mid and k != j and k not in used]
-            rivals += [c for c, other, k in options if k == j and other != mid and other not in matched]
-            if rivals and min(rivals) - cost < AMBIGUOUS_IN:
-                uncertain.append(mid)
-            matched[mid] = j
-            used.add(j)
-            reacquired.add(self.models[mid].unit)
+        reacquired = {self.models[mid].unit for mid in _take_cheapest(options, matched, used, uncertain)}
         for unit in sorted(reacquired - set(starts)):
             guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
         for unit in starts:
@@ -511,7 +500,9 @@ class IdentityTracker:
         if newly:
             messages.append(f"not seen: {', '.join(newly)} (picked up or hidden?) - confirm or correct")
         for mid, m in self.models.items():
-            was_gone, m.gone = m.gone, mid in vanished and not m.guessed
+            was_gone = m.gone
+            if mid in vanished:  # (one under a hand keeps what it was)
+                m.gone = not m.guessed
             m.gone_now = m.gone and not was_gone
         if unexplained:
             messages.append(f"{len(unexplained)} piece(s) on the table match no known model - assign or remove them")
@@ -569,21 +560,13 @@ class IdentityTracker:
             for m in self.models.values()
             if m.unit == self.told_unit and m.gone_now and m.id not in matched and m.id not in hidden
         ]
-        options = sorted(
+        options = [
             (_cost(m, d, m.x, m.y), m.id, j)
             for m in late
             for j, d in enumerate(detections)
             if j not in used and math.hypot(d["x"] - m.x, d["y"] - m.y) <= MAX_MOVE_IN
-        )
-        options = [o for o in options if math.isfinite(o[0])]
-        for cost, mid, j in options:
-            if mid in matched or j in used:
-                continue
-            rivals = [c for c, other, k in options if (other == mid) != (k == j) and k not in used]
-            if rivals and min(rivals) - cost < AMBIGUOUS_IN:
-                uncertain.append(mid)
-            matched[mid] = j
-            used.add(j)
+        ]
+        _take_cheapest([o for o in options if math.isfinite(o[0])], matched, used, uncertain)
 
     def _match_partly_hidden(
         self,
@@ -1278,6 +1261,27 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
         if math.dist(np.subtract(own.end, own.start), shift) <= GROUP_REACH_IN:
             with_mates.add(mid)
     return with_mates
+
+
+def _take_cheapest(
+    options: list[tuple[float, str, int]], matched: dict[str, int], used: set[int], uncertain: list[str]
+) -> list[str]:
+    """Models paired to pieces, cheapest (cost, model, piece) option first, each model and piece once; a model whose
+    next best option, or a rival model's for its piece, costs less than ``AMBIGUOUS_IN`` more is uncertain. Returns
+    the models paired."""
+    taken = []
+    options = sorted(options)
+    for cost, mid, j in options:
+        if mid in matched or j in used:
+            continue
+        rivals = [c for c, other, k in options if other == mid and k != j and k not in used]
+        rivals += [c for c, other, k in options if k == j and other != mid and other not in matched]
+        if rivals and min(rivals) - cost < AMBIGUOUS_IN:
+            uncertain.append(mid)
+        matched[mid] = j
+        used.add(j)
+        taken.append(mid)
+    return taken
 
 
 def _missed_in_turn(models: dict[str, Tracked], mid: str, trial: TrackUpdate, moved_now: set[str]) -> bool:

@@ -48,6 +48,8 @@ def _unreadable_reason(path: Path) -> str:
     """Why OpenCV read nothing from ``path``, as the players can mend it: no such file, an empty one, a JPEG cut
     short before OpenCV could decode any of it (within its first scan), or a file that is no image."""
     cannot = "not an image tablesight can read"
+    if path.is_dir():
+        return f"{cannot}: it is a folder"
     if not path.is_file():
         return f"{cannot}: no such file"
     try:

@@ -47,9 +47,11 @@ def test_a_jpeg_cut_short_is_refused_and_a_whole_one_reads_with_or_without_its_e
     assert read_image(tmp_path / "grey_edge.jpg").shape == photo.shape
     (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
     (tmp_path / "empty.jpg").write_bytes(b"")
+    (tmp_path / "photos").mkdir()
     for name, why in (
         ("notes.txt", r" \(not PNG/JPEG"),
         ("missing.jpg", ": no such file"),
+        ("photos", ": it is a folder"),  # analyze given the folder, not the photo in it
         ("empty.jpg", ": the file is empty"),
     ):
         with pytest.raises(ImageFileError, match=f"{name}: not an image tablesight can read{why}"):

@@ -354,10 +354,10 @@ def analyze(
     shape_sigma, shape_edge_sigma = other_shape_sigma_in(sizes, bases.other_size, bases.other_shape_in)
     edge_sigma = np.hypot(edge_sigma, shape_edge_sigma)
     # Each piece's sigma: the calibration's, and the measuring's (by how its centre was found, and for bases the
-    # refiners measured, how obliquely the camera saw them).
+    # refiners measured, how obliquely the camera saw them and how far the base refiner's views disagreed).
     calib_sigma = frame.quality.sigma_mean_in if frame.quality else 0.0
     slope = frame.view_slope(np.c_[x, y]) if len(x) else None
-    base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope))
+    base_sigma = np.hypot(calib_sigma, centre_sigma_in(bases.measured_by, slope, bases.views_sd_in))
     if slope is not None and frame.focal_sigma_share > 0:
         # The parallax put back at each base's top grows with the view's slope, known as surely as the focal
         # length: a camera square-on to the table, without a lens file, cannot tell it (calibration/focal_from_markers.py).

@@ -376,7 +376,14 @@ class LearnedDetector:
             if name == "oval" and s < PLAIN_THRESHOLD:
                 rescued = True  # a faint oval box: an oval only where the oval refiner is sure
             if name == "round" and refined is not None:
-                seen = (refined.x_in[k], refined.y_in[k], refined.size[k], refined.p_base[k], refined.p_sizes[k])
+                seen = (
+                    refined.x_in[k],
+                    refined.y_in[k],
+                    refined.size[k],
+                    refined.p_base[k],
+                    refined.p_sizes[k],
+                    refined.views_sd_in[k],
+                )
                 k += 1
                 if seen[3] < (REFINED_MIN_P if s >= REFINED_THRESHOLD else LOW_MIN_P):
                     if not rescue_ovals or index in asked:
@@ -409,11 +416,11 @@ class LearnedDetector:
         centre_in: tuple[float, float],
         size_in: tuple[float, float],
         score: float,
-        refined: tuple[float, float, str, float, npt.NDArray[np.float64]] | None = None,
+        refined: tuple[float, float, str, float, npt.NDArray[np.float64], float] | None = None,
         rescued: bool = False,
     ) -> tuple[Any, ...] | None:
         """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample, the empty table's colours
-        at the rim sample's points, the refiner's P of each round size) of one proposal, refined in a 40 px/in
+        at the rim sample's points, the refiner's P of each round size, its views' spread) of one proposal, refined in a 40 px/in
         patch. ``refined``: the refiner's centre, size, P(base) and P of each size for a round base; None where
         the photo shows no base at the refiner's place, or an oval the oval refiner says is none (``rescued``: a
         faint or round box tried as an oval, which needs it sure)."""
@@ -456,7 +463,22 @@ class LearnedDetector:
                 if refined[3] < FAINT_MIN_P:
                     return None
                 how = FAINT_HOW
-            return (refined[0], refined[1], a, a, 0.0, 0, refined[2], sure, colour, how, rim, mat, refined[4])
+            return (
+                refined[0],
+                refined[1],
+                a,
+                a,
+                0.0,
+                0,
+                refined[2],
+                sure,
+                colour,
+                how,
+                rim,
+                mat,
+                refined[4],
+                refined[5],
+            )
         ref_patch = _slice(reference.rectified, x0, y0, side) if reference is not None else None
         edges, fg = _outline(patch, ref_patch)
         cx, cy = centre_in[0] * ppi - x0, centre_in[1] * ppi - y0
@@ -487,6 +509,7 @@ class LearnedDetector:
                 no_rim,
                 no_rim,
                 NO_SIZE_P,
+                0.0,
             )
         if name == "oval":
             size, facing = _oval_shape(size_in, fg, cx, cy)
@@ -517,7 +540,22 @@ class LearnedDetector:
             # or from a round one, must show its rim as much as a base read whole (RESCUED_OVAL_SEEN_SHARE).
             if seen_share(rim[None], mat[None])[0] < (RESCUED_OVAL_SEEN_SHARE if rescued else MIN_SEEN_SHARE):
                 return None
-            return ((cx + x0) / ppi, (cy + y0) / ppi, a, b, facing, 0, size, score, colour, how, rim, mat, NO_SIZE_P)
+            return (
+                (cx + x0) / ppi,
+                (cy + y0) / ppi,
+                a,
+                b,
+                facing,
+                0,
+                size,
+                score,
+                colour,
+                how,
+                rim,
+                mat,
+                NO_SIZE_P,
+                0.0,
+            )
         radius_guess_in = (size_in[0] + size_in[1]) / 4
         size = min(ROUND, key=lambda s: abs(base_semi_axes_in(s)[0] * self.box_scale.get(s, 1.0) - radius_guess_in))
         r_px = base_semi_axes_in(size)[0] * ppi
@@ -532,7 +570,7 @@ class LearnedDetector:
         a = base_semi_axes_in(size)[0]
         colour = colour_of(patch, cx, cy, a * ppi)
         rim, mat = ClassicalDetector.rim_sample(patch, cx, cy, r_px), mat_at(cx, cy, r_px)
-        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim, mat, NO_SIZE_P)
+        return ((cx + x0) / ppi, (cy + y0) / ppi, a, a, 0.0, 0, size, fitted, colour, how, rim, mat, NO_SIZE_P, 0.0)
 
     def _still_there(
         self,
@@ -635,6 +673,7 @@ def _detections(rows: list[tuple[Any, ...]], other_shapes: list[tuple[str, float
         np.array([r[12] for r in rows]),
         np.array([o[0] for o in other], dtype="<U8"),
         np.array([o[1] for o in other], np.float64),
+        np.array([r[13] for r in rows], np.float64),
     )
 
 

@@ -62,9 +62,14 @@ class Detections:
     # oval): that reading's size and how far its centre lies from this one's; "" and 0 where it was not.
     other_size: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, "<U8"))
     other_shape_in: FloatArray = field(default_factory=lambda: np.zeros(0))
+    # (N,) how far the base refiner's views read the centre from their mean (vision/refiner.py: Refined.views_sd_in);
+    # 0 where the refiner did not read it in several views (ovals, markers, the classical detector)
+    views_sd_in: FloatArray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
         n = len(self.x_in)
+        if len(self.views_sd_in) == 0 and n:
+            object.__setattr__(self, "views_sd_in", np.zeros(n))
         if len(self.size_p) == 0 and n:
             object.__setattr__(self, "size_p", np.full((n, len(ROUND_SIZES)), np.nan))
         if len(self.other_size) == 0 and n:

@@ -77,6 +77,14 @@ class Refined:
     x_in: npt.NDArray[np.float64]
     y_in: npt.NDArray[np.float64]
     p_sizes: npt.NDArray[np.float64]  # (N, len(ROUND_SIZES)) probability of each size (``size``: the likeliest)
+    # (N,) how far the centre network's views (the crop's mirror images, and their transposes) read the centre from
+    # their mean, root-mean-square (inches); zeros where not given. Views that disagree mark a base read unsurely
+    # (vision/centre_sigma.py: VIEWS_SD_SIGMAS).
+    views_sd_in: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self) -> None:
+        if len(self.views_sd_in) == 0 and len(self.x_in):
+            object.__setattr__(self, "views_sd_in", np.zeros(len(self.x_in)))
 
 
 def crop_origin_px(centre_in: tuple[float, float]) -> tuple[int, int]:
@@ -213,10 +221,10 @@ class BaseRefiner:
         the size reader's int8 twins read in their place, where there are some."""
         if not crops:
             empty = np.zeros(0)
-            return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))))
+            return Refined(empty, [], empty, empty, np.zeros((0, len(ROUND_SIZES))), empty)
         blob = to_blob(crops)
         refiner = self._int8_network if fast and self._int8_network is not None else self._network
-        raw = self.raw(blob, transposes, self._blurred_network if blurred else refiner)
+        raw, views_sd = self._centre_reading(blob, transposes, self._blurred_network if blurred else refiner)
         sizes = slice(1, 1 + len(ROUND_SIZES))
         if sizes_read and self._size_reader is not None:
             reader = self._int8_size_reader if fast and self._int8_size_reader is not None else self._size_reader
@@ -236,6 +244,7 @@ class BaseRefiner:
             centres[:, 0] + offset_in[:, 0],
             centres[:, 1] + offset_in[:, 1],
             probs,
+            views_sd,
         )
 
     def raw(
@@ -256,6 +265,22 @@ class BaseRefiner:
             transpose_swaps=offset if transposes else None,
             median_of=offset if transposes else (),
         )
+
+    def _centre_reading(
+        self, blob: npt.NDArray[np.float32], transposes: bool, network: OnnxNetwork | None
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """``raw`` of the network that reads the centres, and how far its views' centres lie from their mean
+        (root-mean-square, inches: ``Refined.views_sd_in``)."""
+        network = network or self._network
+        assert network is not None
+        offset = OFFSET_COLUMNS
+        views = network.mirror_views(blob, offset[:1], offset[1:])
+        if transposes:
+            views = np.concatenate([views, network.mirror_views(blob, offset[:1], offset[1:], offset)])
+        centres_in = views[:, :, list(offset)] * OFFSET_SCALE_IN
+        spread = centres_in - centres_in.mean(axis=0)
+        views_sd = np.sqrt(np.mean(np.sum(spread**2, axis=2), axis=0))
+        return views_mean(views, offset if transposes else ()), views_sd
 
     def _size_reading(self, blob: npt.NDArray[np.float32], reader: OnnxNetwork) -> npt.NDArray[np.float64]:
         """The size reader's (``reader``: it or its int8 twin) ``raw`` reading of each crop: in its four mirror

@@ -1909,3 +1909,37 @@ def test_the_page_shows_a_base_read_in_part_as_its_model_not_as_a_new_piece() ->
     assert (u5m1["base"], u5m1["x"], u5m1["y"]) == ("60", 9.62, 13.29) and u5m1["sigma_in"] == pytest.approx(
         0.285, abs=0.005
     )
+
+
+def test_a_spread_unit_seen_whole_again_after_a_model_was_missed_is_paired_by_its_move() -> None:
+    # Grinding-Annihilation, Move Phase: unit c (three alike 32 mm models in a line, 2.1" apart) moves 3" up the
+    # table, the players spreading it as they put it down (c3 lands 1" off the others' shift), and the camera
+    # misses c3's base in that settled frame. The two pieces seen then fit "c2 and c3 moved 4.1" along the line"
+    # as well as "c1 and c2 moved 3"", and the update calls them uncertain. When unit d is named next, c3's piece
+    # shows: the whole unit, seen again, is paired by the move it shares (each model the least off it), not left
+    # with c1 on c3's piece and every id one place along.
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "c", "player": "red"}, {"id": "d", "player": "blue"}],
+        "models": [
+            {"id": "c1", "unit": "c", "base": "32", "x": 28.76, "y": 9.34},
+            {"id": "c2", "unit": "c", "base": "32", "x": 31.11, "y": 9.28},
+            {"id": "c3", "unit": "c", "base": "32", "x": 33.20, "y": 9.33},
+            {"id": "d1", "unit": "d", "base": "25", "x": 10.0, "y": 30.0},
+        ],
+    }
+    moved = {"c1": (28.21, 12.28), "c2": (30.39, 12.37), "c3": (32.61, 13.43)}
+
+    def pieces(ids: list[str]) -> list[dict[str, object]]:
+        out = [{"x": moved[k][0], "y": moved[k][1], "base": "32", "player": "red"} for k in ids]
+        return [*out, {"x": 10.0, "y": 31.0, "base": "25", "player": "blue"}]  # d1 moves 1" on its turn
+
+    tracker = IdentityTracker.from_scene(scene)
+    tracker.update(pieces(["c1", "c2"])[:2], active_unit="c")
+    update = tracker.update(pieces(["c1", "c2", "c3"]), active_unit="d")
+    assert {k: (tracker.models[k].x, tracker.models[k].y) for k in moved} == moved
+    assert not update.vanished and not update.unexplained
+    # Each model's move, as recorded, from where it stood to its own piece.
+    moves = {h["model"]: h["length_in"] for h in tracker.history if h.get("event") == "move" and h["unit"] == "c"}
+    start = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
+    assert moves == {k: pytest.approx(math.dist(start[k], moved[k]), abs=1e-3) for k in moved}

@@ -423,7 +423,11 @@ class IdentityTracker:
                 used.add(j)
                 held.add(mid)
         if told and self.told_unit not in (None, moving):
-            self._match_seen_late(detections, matched, used, hidden, uncertain)
+            late = self._match_seen_late(detections, matched, used, hidden, uncertain)
+            # With its late model back, the unit's last move is matched again from where it stood: a match made
+            # with that model missing may have paired its alike mates one place along their line.
+            for unit in sorted(late - set(starts)):
+                guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
         whole = {unit for unit in starts if unit not in stayed}
         kept = held | set(partial)
@@ -550,11 +554,12 @@ class IdentityTracker:
         used: set[int],
         hidden: set[str],
         uncertain: list[str],
-    ) -> None:
+    ) -> set[str]:
         """Models of the unit named at the last update, not seen since (missed in the frame after their move), take
         the pieces no model explains now, where their move could have taken them: the rules move only the unit
         named now, but a move already made shows late. Each takes the cheapest such piece (``_cost`` from where it
-        stood); a rival piece within ``AMBIGUOUS_IN`` of that makes it uncertain. A model under a hand is left."""
+        stood); a rival piece within ``AMBIGUOUS_IN`` of that makes it uncertain. A model under a hand is left.
+        Returns the units of the models that took a piece."""
         late = [
             m
             for m in self.models.values()
@@ -566,7 +571,8 @@ class IdentityTracker:
             for j, d in enumerate(detections)
             if j not in used and math.hypot(d["x"] - m.x, d["y"] - m.y) <= MAX_MOVE_IN
         ]
-        _take_cheapest([o for o in options if math.isfinite(o[0])], matched, used, uncertain)
+        taken = _take_cheapest([o for o in options if math.isfinite(o[0])], matched, used, uncertain)
+        return {self.models[mid].unit for mid in taken}
 
     def _match_partly_hidden(
         self,
@@ -767,6 +773,15 @@ class IdentityTracker:
         held_now = [matched[mid] for mid in ids]
         free = held_now + [j for j in range(len(detections)) if j not in used]
         assignment, unsure, (dx, dy) = _group_assignment(before, detections, free)
+        if any(mid not in assignment for mid in ids) and not unseen:
+            # Every model seen again, but some further off the move they share than the group match reaches (a
+            # player spreading the unit): its alike models that moved are paired again on the pieces they hold,
+            # with the least offsets from that move, as within an update (_pair_alike_by_shift).
+            assignment = dict(matched)
+            movers = _moved_now(start, detections, assignment, set(), set(start))
+            unsure = _least_offset_pairing(self.models, detections, assignment, start, movers)
+            assignment = {mid: assignment[mid] for mid in start}
+            dx, dy = NO_SHIFT
         if any(mid not in assignment for mid in ids) or all(assignment.get(mid) == matched.get(mid) for mid in start):
             return {}
         wrong = {id(e) for e in entries}
@@ -1130,21 +1145,37 @@ def _pair_alike_by_shift(
     a unit-mate could have made nearly as well (``_swappable``)."""
     unsure: set[str] = set()
     for start in starts.values():
-        by_base: dict[str, list[str]] = {}
-        for mid in _moved_now(start, detections, matched, kept, seen_standing):
-            by_base.setdefault(models[mid].base, []).append(mid)
-        for ids in by_base.values():
-            if len(ids) < 2:
-                continue
-            froms = np.array([start[mid] for mid in ids], dtype=float)
-            pieces = np.array([[detections[matched[mid]]["x"], detections[matched[mid]]["y"]] for mid in ids], float)
-            shift = pieces.mean(axis=0) - froms.mean(axis=0)
-            cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2)
-            taken = [matched[mid] for mid in ids]
-            pairing = min_cost_assignment(cost)
-            for mid, column in zip(ids, pairing, strict=True):
-                matched[mid] = taken[column]
-            unsure |= _swappable(ids, cost, pairing)
+        movers = _moved_now(start, detections, matched, kept, seen_standing)
+        unsure |= _least_offset_pairing(models, detections, matched, start, movers)
+    return unsure
+
+
+def _least_offset_pairing(
+    models: dict[str, Tracked],
+    detections: list[dict[str, Any]],
+    matched: dict[str, int],
+    start: dict[str, tuple[float, float]],
+    movers: list[str],
+) -> set[str]:
+    """``movers`` (models of one unit that moved from ``start``), paired again, alike ones (one base size) among
+    themselves, to the pieces they hold with the least total offset from the move they share (``matched`` changed
+    in place). Returns the models whose piece an alike mate could have made nearly as well (``_swappable``)."""
+    unsure: set[str] = set()
+    by_base: dict[str, list[str]] = {}
+    for mid in movers:
+        by_base.setdefault(models[mid].base, []).append(mid)
+    for ids in by_base.values():
+        if len(ids) < 2:
+            continue
+        froms = np.array([start[mid] for mid in ids], dtype=float)
+        pieces = np.array([[detections[matched[mid]]["x"], detections[matched[mid]]["y"]] for mid in ids], float)
+        shift = pieces.mean(axis=0) - froms.mean(axis=0)
+        cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2)
+        taken = [matched[mid] for mid in ids]
+        pairing = min_cost_assignment(cost)
+        for mid, column in zip(ids, pairing, strict=True):
+            matched[mid] = taken[column]
+        unsure |= _swappable(ids, cost, pairing)
     return unsure
 
 

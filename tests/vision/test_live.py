@@ -1943,3 +1943,33 @@ def test_a_spread_unit_seen_whole_again_after_a_model_was_missed_is_paired_by_it
     moves = {h["model"]: h["length_in"] for h in tracker.history if h.get("event") == "move" and h["unit"] == "c"}
     start = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     assert moves == {k: pytest.approx(math.dist(start[k], moved[k]), abs=1e-3) for k in moved}
+
+
+def test_not_told_a_lone_model_missed_after_its_move_shows_late_beside_the_next_unit_moving() -> None:
+    # Not told which unit moves. The scout (a unit of one model) moves 2"; then a hero (one model too) is moved 4"
+    # and the camera misses it in that settled frame, so no unit is seen moving, the hero only gone. In the next
+    # frame unit a moves 4", the hero's piece shows where it went, and the camera misses the scout. Read as "a
+    # moved", the hero's piece was left unexplained, so the reading "any unit moved" won; there the scout, the unit
+    # last seen moving, went on with its activation onto a's nearest piece 7" off, and a1 was lost. A model gone
+    # since the last frame only now takes a piece no model of the unit tried as moving explains.
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [*ROW["units"], {"id": "hero", "player": "red"}, {"id": "scout", "player": "red"}],
+        "models": [
+            *ROW["models"],
+            {"id": "h1", "unit": "hero", "base": "32", "x": 20.0, "y": 20.0},
+            {"id": "s1", "unit": "scout", "base": "32", "x": 14.0, "y": 12.0},
+        ],
+    }
+    hero = {"x": 20.0, "y": 20.0, "base": "32", "player": "red"}
+    scout = {"x": 16.0, "y": 12.0, "base": "32", "player": "red"}
+    tracker = IdentityTracker.from_scene(scene)
+    update = tracker.update([*row_dets(0.0), hero, scout])
+    assert [mv.model for mv in update.moves] == ["s1"]
+    update = tracker.update([*row_dets(0.0), scout])
+    assert update.vanished == ("h1",)
+    update = tracker.update([*row_dets(4.0), {**hero, "x": 24.0}])
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4", "h1"]
+    assert update.vanished == ("s1",) and not update.unexplained
+    assert (tracker.models["s1"].x, tracker.models["s1"].y) == (16.0, 12.0)
+    assert (tracker.models["h1"].x, tracker.models["h1"].y) == (24.0, 20.0)

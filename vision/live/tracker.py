@@ -422,8 +422,9 @@ class IdentityTracker:
                 matched[mid] = j
                 used.add(j)
                 held.add(mid)
-        if told and self.told_unit not in (None, moving):
-            late = self._match_seen_late(detections, matched, used, hidden, uncertain)
+        # (not told, any unit may have moved last: the camera missing a lone model moved shows no unit moving)
+        if moving is not None and (self.told_unit not in (None, moving) or not told):
+            late = self._match_seen_late(moving, detections, matched, used, hidden, uncertain, told)
             # With its late model back, the unit's last move is matched again from where it stood: a match made
             # with that model missing may have paired its alike mates one place along their line.
             for unit in sorted(late - set(starts)):
@@ -549,21 +550,27 @@ class IdentityTracker:
 
     def _match_seen_late(
         self,
+        moving: str,
         detections: list[dict[str, Any]],
         matched: dict[str, int],
         used: set[int],
         hidden: set[str],
         uncertain: list[str],
+        told: bool,
     ) -> set[str]:
-        """Models of the unit named at the last update, not seen since (missed in the frame after their move), take
-        the pieces no model explains now, where their move could have taken them: the rules move only the unit
-        named now, but a move already made shows late. Each takes the cheapest such piece (``_cost`` from where it
+        """Models of the unit named at the last update (``told``; not told: of any unit but ``moving``), not seen
+        since (missed in the frame after their move), take the pieces no model explains now, where their move could
+        have taken them: the rules move only the unit named now (or tried as moving now), but a move already made
+        shows late. Each takes the cheapest such piece (``_cost`` from where it
         stood); a rival piece within ``AMBIGUOUS_IN`` of that makes it uncertain. A model under a hand is left.
         Returns the units of the models that took a piece."""
         late = [
             m
             for m in self.models.values()
-            if m.unit == self.told_unit and m.gone_now and m.id not in matched and m.id not in hidden
+            if (m.unit == self.told_unit if told else m.unit != moving)
+            and m.gone_now
+            and m.id not in matched
+            and m.id not in hidden
         ]
         options = [
             (_cost(m, d, m.x, m.y), m.id, j)

@@ -77,9 +77,9 @@ SLOPE_SIGMA = {  # measured by -> (AT_FOOT mm, PER_SLOPE mm, FROM_SLOPE)
 # the tenth with the widest spread had median errors of 0.47, 0.91 and 1.57 mm against 0.26-0.34 mm for the rest.
 # With the spread known, a refined centre's sigma is hypot(VIEWS_KEEP * its sigma by how it was measured,
 # VIEWS_SD_SIGMAS * the spread); one seen in part or read from a faint box keeps all of its class's sigma and adds
-# the spread's share. Fitted on the tuning tables 6200-6259: their share within 2 sigma as before (98.6 %)
-# with a narrower median sigma (0.417 against 0.433 mm), the share evened out over the spread (the widest
-# tenth's was 89-93 %; docs/vision.md, session 80).
+# the spread's share. Fitted on the tuning tables 6200-6259: their share within 2 sigma as before (98.6 %) with a
+# narrower median sigma (0.417 against 0.433 mm), and even over the spread: 93-100 % in every bin of it, where it
+# was 89 % in the widest and 99-100 % in the narrowest (docs/vision.md, session 80).
 VIEWS_KEEP = 0.6
 VIEWS_SD_SIGMAS = 1.5
 

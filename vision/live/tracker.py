@@ -561,9 +561,9 @@ class IdentityTracker:
         """Models of the unit named at the last update (``told``; not told: of any unit but ``moving``), not seen
         since (missed in the frame after their move), take the pieces no model explains now, where their move could
         have taken them: the rules move only the unit named now (or tried as moving now), but a move already made
-        shows late. Each takes the cheapest such piece (``_cost`` from where it
-        stood); a rival piece within ``AMBIGUOUS_IN`` of that makes it uncertain. A model under a hand is left.
-        Returns the units of the models that took a piece."""
+        shows late. Each takes the cheapest such piece (``_cost`` from where it stood); a rival piece within
+        ``AMBIGUOUS_IN`` of that makes it uncertain. A model under a hand is left. Returns the units of the models
+        that took a piece."""
         late = [
             m
             for m in self.models.values()

@@ -88,10 +88,21 @@ class OnnxNetwork:
         0.34 -> 0.27 mm, p95 1.97 -> 1.90 mm (docs/detector.md, session 19). The oval refiner's median fell too
         (0.46 -> 0.38 mm) but its tail grew (p95 3.3 -> 5.1 mm), so it reads its crops once.
         One pass on four (or eight) times the crops."""
+        return views_mean(self.all_views(blob, x_flip_negates, y_flip_negates, transpose_swaps), median_of)
+
+    def all_views(
+        self,
+        blob: npt.NDArray[np.float32],
+        x_flip_negates: tuple[int, ...],
+        y_flip_negates: tuple[int, ...],
+        transpose_swaps: tuple[int, int] | None = None,
+    ) -> npt.NDArray[np.float64]:
+        """(views, N, outputs): the output over ``blob``'s four mirror images and, with ``transpose_swaps``, its
+        transposes' four too, each mirrored back (``raw_mirrored`` is their mean)."""
         out = self.mirror_views(blob, x_flip_negates, y_flip_negates)
         if transpose_swaps is not None:
             out = np.concatenate([out, self.mirror_views(blob, x_flip_negates, y_flip_negates, transpose_swaps)])
-        return views_mean(out, median_of)
+        return out
 
     def mirror_views(
         self,

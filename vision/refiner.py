@@ -274,9 +274,7 @@ class BaseRefiner:
         network = network or self._network
         assert network is not None
         offset = OFFSET_COLUMNS
-        views = network.mirror_views(blob, offset[:1], offset[1:])
-        if transposes:
-            views = np.concatenate([views, network.mirror_views(blob, offset[:1], offset[1:], offset)])
+        views = network.all_views(blob, offset[:1], offset[1:], offset if transposes else None)
         centres_in = views[:, :, list(offset)] * OFFSET_SCALE_IN
         spread = centres_in - centres_in.mean(axis=0)
         views_sd = np.sqrt(np.mean(np.sum(spread**2, axis=2), axis=0))

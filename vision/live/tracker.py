@@ -1324,12 +1324,17 @@ def _take_cheapest(
 
 def _missed_in_turn(models: dict[str, Tracked], mid: str, trial: TrackUpdate, moved_now: set[str]) -> bool:
     """Whether ``mid``, seen again in ``trial`` where it stood after one update unseen, was missed rather than picked
-    up: no model of its unit moved, and a unit-mate seen until now is not seen in ``trial``."""
+    up: no model of its unit moved, and a model seen until now is not seen in ``trial``, a unit-mate or one whose
+    unit did not move either (the detector missed two standing models in turn)."""
     unit = models[mid].unit
+    moved_units = {models[m].unit for m in moved_now}
     return (
         models[mid].gone_now
-        and not any(models[m].unit == unit for m in moved_now)
-        and any(models[m].unit == unit and not models[m].unseen for m in trial.vanished)
+        and unit not in moved_units
+        and any(
+            (models[m].unit == unit or models[m].unit not in moved_units) and not models[m].unseen
+            for m in trial.vanished
+        )
     )
 
 

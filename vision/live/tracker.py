@@ -225,7 +225,11 @@ class IdentityTracker:
             # (the history of the whole game left out of the copy: a trial only adds to it)
             tried = copy.deepcopy(self, {id(self.history): []})
             trial = tried._update(detections, unit, hidden, stays, block)
-            moved_sq_in2 = sum(move.length_in**2 for move in trial.moves)
+            # (each move measured from where the model was shown before this update: a move matched again from
+            # where its unit stood, its earlier move taken back, is not counted twice)
+            moved_sq_in2 = sum(
+                math.dist((self.models[move.model].x, self.models[move.model].y), move.end) ** 2 for move in trial.moves
+            )
             moved_now = {move.model for move in trial.moves}
             # A model shown where its unit's shift guessed it, seen now, while a model seen until now is lost: a new
             # piece beside that guess is no likelier it than the model that just left its place (for it).

@@ -1059,6 +1059,33 @@ def test_alike_models_of_two_units_standing_still_the_detector_misses_in_turn_ke
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == want
 
 
+def test_a_guessed_model_seen_again_says_nothing_of_another_units_model_missed_now() -> None:
+    # Unit a moves 3" with a2 missed (guessed on the shift) and c2, of a unit standing still, missed too. Then a moves
+    # 3" more, a2 seen again, c2 seen again where it stood and b3 missed (the detector missing two standing models
+    # in turn, as in the test above). A reading that lost a model seen until now, while a guessed model was seen
+    # again, counted that against itself whichever unit the lost model was of, as though the guessed model's piece
+    # were the lost one's: "b3 moved onto c2's spot" won, and b3 and c2 swapped ids. Only the guessed model's own
+    # unit-mates lost now count so.
+    behind = [{"id": f"c{k}", "unit": "c", "base": "32", "x": 5.0 + 1.5 * k, "y": 11.0} for k in range(1, 4)]
+    scene = {**ROW, "units": [*ROW["units"], {"id": "c", "player": "blue"}], "models": [*ROW["models"], *behind]}
+
+    def seen(shift_in: float, skip: frozenset[str]) -> list[dict[str, object]]:
+        c_pieces = [{**m, "player": "blue"} for m in behind if m["id"] not in skip]
+        return row_dets(shift_in, skip) + c_pieces
+
+    tracker = IdentityTracker.from_scene(scene)
+    update = tracker.update(seen(3.0, frozenset({"a2", "c2"})))
+    assert update.vanished == ("a2", "c2") and tracker.models["a2"].guessed
+    update = tracker.update(seen(6.0, frozenset({"b3"})))
+    assert update.vanished == ("b3",) and update.returned == ("c2",) and not update.unexplained
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
+    want = {m["id"]: (m["x"] + (6.0 if m["unit"] == "a" else 0.0), m["y"]) for m in scene["models"]}
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items() if mid != "b3"} == {
+        mid: xy for mid, xy in want.items() if mid != "b3"
+    }
+    assert (tracker.models["b3"].x, tracker.models["b3"].y) == want["b3"]
+
+
 def test_a_pair_whose_one_piece_went_to_the_wrong_model_is_paired_again_when_both_are_seen() -> None:
     # A rendered game's unit of two alike models (replay_tracker.py --miss 0.03, table 205) moves 3.7" while the
     # camera misses b1: its one piece could be either model's, and went to b1 (called uncertain). In the next frame

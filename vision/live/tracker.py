@@ -233,8 +233,11 @@ class IdentityTracker:
             moved_now = {move.model for move in trial.moves}
             # A model shown where its unit's shift guessed it, seen now, while a model seen until now is lost: a new
             # piece beside that guess is no likelier it than the model that just left its place (for it).
-            seen_again = any(m.guessed and not tried.models[mid].unseen for mid, m in self.models.items())
-            newly_lost = sum(not self.models[mid].unseen for mid in trial.vanished) if seen_again else 0
+            # (a unit's: another unit's model missed now says nothing of that piece)
+            seen_again = {m.unit for mid, m in self.models.items() if m.guessed and not tried.models[mid].unseen}
+            newly_lost = sum(
+                not self.models[mid].unseen and self.models[mid].unit in seen_again for mid in trial.vanished
+            )
             # a model picked up earlier counts as put back only where no model on the table accounts for the piece,
             # unless it came down with its unit-mates, on their shift (seen again as its unit moved on)
             returned = set(trial.returned) - _came_down_with_mates(trial.moves, trial.returned)

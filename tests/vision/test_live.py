@@ -1117,6 +1117,10 @@ def test_a_pair_whose_one_piece_went_to_the_wrong_model_is_paired_again_when_bot
     }
     b_moves = {mv.model: mv for mv in update.moves if mv.unit == "b"}
     assert b_moves["b1"].start == (7.53, 48.20) and b_moves["b2"].start == (8.71, 48.06)
+    # b2's move runs from where it was seen to where it is seen: as sure as b1's, not a guess's 0.5"
+    assert b_moves["b2"].sigma_in == b_moves["b1"].sigma_in < 0.05
+    recorded = [e for e in tracker.history if e.get("unit") == "b"]
+    assert sorted(e["model"] for e in recorded) == ["b1", "b2"] and not any("estimated" in e for e in recorded)
 
 
 def test_a_lone_model_missed_in_the_frame_after_its_move_is_found_where_it_went_when_the_next_unit_is_named() -> None:

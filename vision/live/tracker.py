@@ -802,8 +802,7 @@ class IdentityTracker:
         self.history[:] = [e for e in self.history if id(e) not in wrong]
         used.difference_update(held_now)
         for mid in assignment:
-            m = self.models[mid]
-            m.x, m.y = start[mid]
+            self._back_to_start(mid, start[mid])
             matched[mid] = assignment[mid]
             used.add(assignment[mid])
             held.discard(mid)
@@ -815,12 +814,20 @@ class IdentityTracker:
         guesses = {}
         for mid in unseen:
             if mid not in assignment:  # its guessed move went out with the wrong ones: guessed again
-                self.guessed_moves.pop(mid, None)
-                m = self.models[mid]
-                m.x, m.y = start[mid]
+                self._back_to_start(mid, start[mid])
                 if (dx, dy) != NO_SHIFT:
-                    guesses[mid] = (m.x + dx, m.y + dy)
+                    guesses[mid] = (start[mid][0] + dx, start[mid][1] + dy)
         return guesses
+
+    def _back_to_start(self, mid: str, start: tuple[float, float]) -> None:
+        """Put ``mid`` back where its unit's move began, to be matched again. A guess that it moved from there is
+        taken back with that move: it is as sure of its place as it was there (seen, mostly), not as a guess."""
+        m = self.models[mid]
+        guess = self.guessed_moves.pop(mid, None)
+        if guess is not None and math.dist(guess[0]["from"], start) < 1e-9:
+            m.guessed = False
+            m.measured_sigma_in = guess[1]  # (a guess's place sigma, where it was guessed there too)
+        m.x, m.y = start
 
     def _rematch_activation(
         self,
@@ -875,8 +882,7 @@ class IdentityTracker:
         guessed = guesses.setdefault(unit, {})
         for mid in redo:
             m = self.models[mid]
-            m.x, m.y = start[mid]
-            self.guessed_moves.pop(mid, None)
+            self._back_to_start(mid, start[mid])
             guessed.pop(mid, None)
             matched.pop(mid, None)
             if mid in uncertain:

@@ -247,7 +247,11 @@ class IdentityTracker:
             # unit's, with no mate of the casualty missing: still counted against.)
             returned -= {mid for mid in returned if _missed_in_turn(self.models, mid, trial, moved_now)}
             unaccounted = len(trial.vanished) + len(trial.unexplained) + len(returned)
-            scores.append((unaccounted, newly_lost, round(moved_sq_in2, 3), k))
+            # Then, the fewest units moving: the players activate one unit at a time, and "any unit moved" may
+            # otherwise move a model of a unit standing still, missed now, onto the piece of a model of the unit that
+            # moved, and leave that one behind (its guessed move not counted in the move lengths).
+            units_moved = len({move.unit for move in trial.moves})
+            scores.append((unaccounted, newly_lost, units_moved, round(moved_sq_in2, 3), k))
         unit, block, stays = readings[min(scores)[-1]]
         return self._update(detections, unit, hidden, stays, block)
 

@@ -273,7 +273,8 @@ class IdentityTracker:
             return m.unit == moving and (block is None or m.id in block)
 
         gone_before = {mid for mid, m in self.models.items() if m.gone}
-        seen_standing = {mid for mid, m in self.models.items() if not (m.unseen or m.placed)}  # where seen last
+        # where seen last: a model picked up since (or missed) was seen there too, unless lost or guessed before
+        seen_standing = {mid for mid, m in self.models.items() if not (m.lost or m.guessed or m.placed)}
         matched: dict[str, int] = {}
         used: set[int] = set()
         held: set[str] = set()  # models the rules keep in place this update (not the moving unit)

@@ -282,6 +282,16 @@ def row_dets(shift_in: float, skip: frozenset[str] = frozenset(), **misread: str
     return out
 
 
+# ROW and a third unit, c: three blue models standing 3" behind unit b, bases alike
+BEHIND = [{"id": f"c{k}", "unit": "c", "base": "32", "x": 5.0 + 1.5 * k, "y": 11.0} for k in range(1, 4)]
+THREE_ROWS = {**ROW, "units": [*ROW["units"], {"id": "c", "player": "blue"}], "models": [*ROW["models"], *BEHIND]}
+
+
+def three_rows_dets(shift_in: float, skip: frozenset[str] = frozenset()) -> list[dict[str, object]]:
+    """``row_dets`` and unit c's pieces, where it stands."""
+    return row_dets(shift_in, skip) + [{**m, "player": "blue"} for m in BEHIND if m["id"] not in skip]
+
+
 def test_a_unit_moved_less_than_its_spacing_keeps_every_identity() -> None:
     # Unit a slides 1.4" along its own row (bases 1.5" apart): each model now stands 0.1" from where its
     # neighbour stood. Nearest-first matching would swap every id; the unit's common translation does not.
@@ -1039,23 +1049,16 @@ def test_alike_models_of_two_units_standing_still_the_detector_misses_in_turn_ke
     # up" (one model unaccounted for, against two), so it took two units moving at once for a detector's two misses;
     # at the next frame c2 took b3's piece and the two had swapped ids for good. A model missed for one frame, seen
     # again where it stood, while a model of another unit standing still is missed now, was missed too.
-    behind = [{"id": f"c{k}", "unit": "c", "base": "32", "x": 5.0 + 1.5 * k, "y": 11.0} for k in range(1, 4)]
-    scene = {**ROW, "units": [*ROW["units"], {"id": "c", "player": "blue"}], "models": [*ROW["models"], *behind]}
-
-    def seen(shift_in: float, skip: frozenset[str]) -> list[dict[str, object]]:
-        c_pieces = [{**m, "player": "blue"} for m in behind if m["id"] not in skip]
-        return row_dets(shift_in, skip) + c_pieces
-
-    tracker = IdentityTracker.from_scene(scene)
-    update = tracker.update(seen(0.0, frozenset({"c2"})))
+    tracker = IdentityTracker.from_scene(THREE_ROWS)
+    update = tracker.update(three_rows_dets(0.0, frozenset({"c2"})))
     assert update.vanished == ("c2",)
-    update = tracker.update(seen(3.0, frozenset({"b3"})))
+    update = tracker.update(three_rows_dets(3.0, frozenset({"b3"})))
     assert update.vanished == ("b3",) and update.returned == ("c2",) and not update.unexplained
     assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
     assert all(mv.length_in == pytest.approx(3.0) for mv in update.moves)
-    update = tracker.update(seen(3.0, frozenset()))
+    update = tracker.update(three_rows_dets(3.0, frozenset()))
     assert not update.vanished and not update.moves and not update.unexplained
-    want = {m["id"]: (m["x"] + (3.0 if m["unit"] == "a" else 0.0), m["y"]) for m in scene["models"]}
+    want = {m["id"]: (m["x"] + (3.0 if m["unit"] == "a" else 0.0), m["y"]) for m in THREE_ROWS["models"]}
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == want
 
 
@@ -1066,24 +1069,14 @@ def test_a_guessed_model_seen_again_says_nothing_of_another_units_model_missed_n
     # again, counted that against itself whichever unit the lost model was of, as though the guessed model's piece
     # were the lost one's: "b3 moved onto c2's spot" won, and b3 and c2 swapped ids. Only the guessed model's own
     # unit-mates lost now count so.
-    behind = [{"id": f"c{k}", "unit": "c", "base": "32", "x": 5.0 + 1.5 * k, "y": 11.0} for k in range(1, 4)]
-    scene = {**ROW, "units": [*ROW["units"], {"id": "c", "player": "blue"}], "models": [*ROW["models"], *behind]}
-
-    def seen(shift_in: float, skip: frozenset[str]) -> list[dict[str, object]]:
-        c_pieces = [{**m, "player": "blue"} for m in behind if m["id"] not in skip]
-        return row_dets(shift_in, skip) + c_pieces
-
-    tracker = IdentityTracker.from_scene(scene)
-    update = tracker.update(seen(3.0, frozenset({"a2", "c2"})))
+    tracker = IdentityTracker.from_scene(THREE_ROWS)
+    update = tracker.update(three_rows_dets(3.0, frozenset({"a2", "c2"})))
     assert update.vanished == ("a2", "c2") and tracker.models["a2"].guessed
-    update = tracker.update(seen(6.0, frozenset({"b3"})))
+    update = tracker.update(three_rows_dets(6.0, frozenset({"b3"})))
     assert update.vanished == ("b3",) and update.returned == ("c2",) and not update.unexplained
     assert sorted(mv.model for mv in update.moves) == ["a1", "a2", "a3", "a4"]
-    want = {m["id"]: (m["x"] + (6.0 if m["unit"] == "a" else 0.0), m["y"]) for m in scene["models"]}
-    assert {mid: (m.x, m.y) for mid, m in tracker.models.items() if mid != "b3"} == {
-        mid: xy for mid, xy in want.items() if mid != "b3"
-    }
-    assert (tracker.models["b3"].x, tracker.models["b3"].y) == want["b3"]
+    want = {m["id"]: (m["x"] + (6.0 if m["unit"] == "a" else 0.0), m["y"]) for m in THREE_ROWS["models"]}
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == want  # (b3 shown where it stood)
 
 
 def test_a_pair_whose_one_piece_went_to_the_wrong_model_is_paired_again_when_both_are_seen() -> None:

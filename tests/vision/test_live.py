@@ -1175,6 +1175,32 @@ def test_a_model_missed_for_a_frame_before_its_spread_unit_moves_is_paired_by_it
     assert sorted(mv.model for mv in update.moves) == sorted(after)
 
 
+def test_not_told_a_model_kept_where_it_stood_but_read_off_there_weighs_against_the_reading() -> None:
+    # Positions from a rendered game (replay_tracker.py --miss 0.03, table 227). Unit a, two 40 mm models, slides
+    # 3.04" along its own line, a1 coming down 0.37" from where a2 stood, while the camera misses b2 in the unit
+    # standing behind. "b moved: b2 onto a2's new piece, a2 still where it stood" explained as much as the truth,
+    # with shorter moves (4.26" squared against twice 3.04"), so it won, a2 kept 0.37" off its place, a1 lost.
+    # A model kept still is read again within hundredths of an inch: how far off its nearest piece is read now
+    # weighs against the reading, STAY_WEIGHT times over, as in the group match.
+    a_from = {"a1": (8.09, 21.42), "a2": (9.7, 19.3)}
+    a_to = {"a1": (9.92, 19.0), "a2": (11.53, 16.87)}
+    b_at = {"b1": (9.2, 12.52), "b2": (11.0, 12.65), "b3": (12.82, 12.51), "b4": (9.5, 14.34), "b5": (11.3, 14.25)}
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "red"}],
+        "models": [
+            {"id": mid, "unit": mid[0], "base": "40", "x": x, "y": y} for mid, (x, y) in (a_from | b_at).items()
+        ],
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    seen = {mid: xy for mid, xy in (a_to | b_at).items() if mid != "b2"}
+    update = tracker.update([{"x": x, "y": y, "base": "40", "player": "red"} for x, y in seen.values()])
+    assert update.vanished == ("b2",) and not update.unexplained
+    assert sorted(mv.model for mv in update.moves) == ["a1", "a2"]
+    assert all(mv.length_in == pytest.approx(3.04, abs=0.01) for mv in update.moves)
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == a_to | b_at
+
+
 def test_a_lone_model_missed_in_the_frame_after_its_move_is_found_where_it_went_when_the_next_unit_is_named() -> None:
     # A hero, a unit of one model (Grinding-Annihilation, Move Phase: each unit is activated in turn), is moved 4"
     # and the camera misses its base in the settled frame after. The players then name unit b: the rules move only

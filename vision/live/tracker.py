@@ -231,6 +231,12 @@ class IdentityTracker:
                 math.dist((self.models[move.model].x, self.models[move.model].y), move.end) ** 2 for move in trial.moves
             )
             moved_now = {move.model for move in trial.moves}
+            # ...and each model it keeps where it stood, seen, by how far off there its nearest piece is read,
+            # STAY_WEIGHT times over (a still model is read again within hundredths of an inch)
+            for mid, m in tried.models.items():
+                if mid not in moved_now and mid not in trial.vanished and not m.unseen and detections:
+                    off_in = min(math.hypot(d["x"] - m.x, d["y"] - m.y) for d in detections)
+                    moved_sq_in2 += (STAY_WEIGHT * off_in) ** 2
             # A model shown where its unit's shift guessed it, seen now, while a model seen until now is lost: a new
             # piece beside that guess is no likelier it than the model that just left its place (for it).
             # (a unit's: another unit's model missed now says nothing of that piece)

@@ -247,10 +247,10 @@ class IdentityTracker:
             # a model picked up earlier counts as put back only where no model on the table accounts for the piece,
             # unless it came down with its unit-mates, on their shift (seen again as its unit moved on)
             returned = set(trial.returned) - _came_down_with_mates(trial.moves, trial.returned)
-            # ...or where it stood, not seen for one update only, while its unit stood still and a unit-mate seen until
-            # now is not: the detector missed them in turn. Counted put back, it lost its piece to that mate, moved
-            # onto it. (A model moved where a casualty taken off just now stood is its own unit's move, or another
-            # unit's, with no mate of the casualty missing: still counted against.)
+            # ...or where it stood, not seen for one update only, while its unit stood still and a model seen until
+            # now, of a unit that stood still too (a unit-mate, say), is not: the detector missed them in turn. Counted
+            # put back, it lost its piece to that model, moved onto it. (A model moved where a casualty taken off just
+            # now stood is of a unit that moves in that reading: the casualty is still counted against it.)
             returned -= {mid for mid in returned if _missed_in_turn(self.models, mid, trial, moved_now)}
             unaccounted = len(trial.vanished) + len(trial.unexplained) + len(returned)
             # Then, the fewest units moving: the players activate one unit at a time, and "any unit moved" may

@@ -422,9 +422,9 @@ class LearnedDetector:
         """(x, y, a, b, facing, kind, size, score, colour, measured by, rim sample, the empty table's colours
         at the rim sample's points, the refiner's P of each round size, its views' spread) of one proposal, refined
         in a 40 px/in patch. ``refined``: the refiner's centre, size, P(base), P of each size and its views' spread
-        (``Refined.views_sd_in``) for a round base; None where
-        the photo shows no base at the refiner's place, or an oval the oval refiner says is none (``rescued``: a
-        faint or round box tried as an oval, which needs it sure)."""
+        (``Refined.views_sd_in``) for a round base; None where the photo shows no base at the refiner's place, or
+        an oval the oval refiner says is none (``rescued``: a faint or round box tried as an oval, which needs it
+        sure)."""
         ppi = self.px_per_in
         half_in = max(size_in) * 0.85 + 0.15
         x0 = int(np.floor((centre_in[0] - half_in) * ppi))

@@ -279,6 +279,7 @@ class IdentityTracker:
             return m.unit == moving and (block is None or m.id in block)
 
         gone_before = {mid for mid, m in self.models.items() if m.gone}
+        lost_before = {mid for mid, m in self.models.items() if m.lost}
         # where seen last: a model picked up since (or missed) was seen there too, unless lost or guessed before
         seen_standing = {mid for mid, m in self.models.items() if not (m.lost or m.guessed or m.placed)}
         matched: dict[str, int] = {}
@@ -421,6 +422,13 @@ class IdentityTracker:
         reacquired = {self.models[mid].unit for mid in _take_cheapest(options, matched, used, uncertain)}
         for unit in sorted(reacquired - set(starts)):
             guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
+        # A unit whose group match now held only models its last move lost, each paired to a piece (not told, any
+        # unit may have moved: they are matched as a unit moving): they are seen again, as those reacquired above.
+        # Its last move is matched again: the match that lost them had a piece missing, and may have paired their
+        # alike mates one place along their line.
+        for unit in sorted(set(starts) - reacquired):
+            if starts[unit] and all(mid in lost_before and mid in matched for mid in starts[unit]):
+                guesses[unit].update(self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts))
         for unit in starts:
             if unit == self.moving_unit and unit in self.activations and unit not in self.placeholder_units:
                 self._rematch_activation(unit, detections, matched, used, uncertain, hidden, guesses)

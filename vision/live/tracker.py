@@ -1008,6 +1008,17 @@ def _group_assignment(
         for h in range(len(shifts))
         if (nearest[h] <= reach).sum() >= 2
     ]
+    # ...and, where two models' nearest pieces are one, re-estimated from the models within twice that paired one
+    # piece each, the nearest pairs first (a unit of two spread as it comes down: both models' nearest piece to the
+    # shift one of them made is the same, so the median above is halfway to another, and no guess pairs them both)
+    for h in range(len(shifts)):
+        close = nearest[h] <= 2 * GROUP_REACH_IN
+        if close.sum() < 2 or len(set(near[h][close].tolist())) == close.sum():
+            continue
+        pairs = _one_piece_each(dist[h], 2 * GROUP_REACH_IN)
+        if len(pairs) >= 2:
+            moved_by = np.array([pieces[k] - at[i] for i, k in pairs])
+            refined.append((np.median(moved_by, axis=0), unseen_leaving[h]))
     if refined:
         shifts = np.vstack([shifts, np.array([s for s, _ in refined])])
         unseen_leaving = np.concatenate([unseen_leaving, np.array([u for _, u in refined])])
@@ -1078,6 +1089,22 @@ def _group_assignment(
         other = readings[k][2]
         unsure |= {members[i].id for i, c in paired if other[i] != c}
     return assignment, unsure, (dx, dy)
+
+
+def _one_piece_each(dist: np.ndarray, reach_in: float) -> list[tuple[int, int]]:
+    """Models (rows of ``dist``) paired to pieces (its columns) one each, the nearest pairs first, each within
+    ``reach_in``."""
+    rows, cols = np.nonzero(dist <= reach_in)
+    pairs: list[tuple[int, int]] = []
+    rows_used: set[int] = set()
+    cols_used: set[int] = set()
+    for k in np.argsort(dist[rows, cols], kind="stable"):
+        i, j = int(rows[k]), int(cols[k])
+        if i not in rows_used and j not in cols_used:
+            pairs.append((i, j))
+            rows_used.add(i)
+            cols_used.add(j)
+    return pairs
 
 
 def _complete_by_shift(

@@ -1344,8 +1344,9 @@ def _median_move(moves: Sequence[Sequence[float]]) -> np.ndarray | None:
 
 
 def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) -> set[str]:
-    """The ``returned`` models (picked up earlier) whose move is within ``GROUP_REACH_IN`` of the median move of at
-    least two of their unit-mates that were on the table: put down with their unit as it moved, not put back."""
+    """The ``returned`` models (picked up earlier) whose move is within twice ``GROUP_REACH_IN`` of the median move of
+    at least two of their unit-mates that were on the table: put down with their unit as it moved, not put back.
+    (Twice: the model and its mates are each put down off the move they share, either way.)"""
     with_mates: set[str] = set()
     for mid in returned:
         own = next((mv for mv in moves if mv.model == mid), None)  # none: put back where it stood
@@ -1355,7 +1356,7 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
         if len(mates) < 2:
             continue
         shift = np.median(np.array([np.subtract(mv.end, mv.start) for mv in mates]), axis=0)
-        if math.dist(np.subtract(own.end, own.start), shift) <= GROUP_REACH_IN:
+        if math.dist(np.subtract(own.end, own.start), shift) <= 2 * GROUP_REACH_IN:
             with_mates.add(mid)
     return with_mates
 

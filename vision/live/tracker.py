@@ -64,6 +64,9 @@ MAX_TRIED_UNITS = 3  # units tried as the one that moved, when not told which (e
 # as one unit that moved (every game's coherency is 2": Focal Point, Coherency; Grinding-Annihilation, Formation
 # Cohesion)
 BLOCK_GAP_IN = 2.0
+# A model lost in its unit's move is picked up again on a piece within coherency of a unit-mate, edge to edge, give
+# or take how far off the unit's move each of the two is put down
+REACQUIRE_GAP_IN = BLOCK_GAP_IN + 2 * GROUP_TOLERANCE_IN
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
 NO_PIECE_COST_IN = 10.0  # a unit's model left without a piece costs more than any piece it could take
 STAY_PENALTY_IN = AMBIGUOUS_IN  # a unit's model read as still where it stood, when its unit moved: a little dearer
@@ -402,10 +405,15 @@ class IdentityTracker:
                 expected.append((m.x + now_shift[m.unit][0], m.y + now_shift[m.unit][1]))
             if not expected:
                 continue
-            # (beside where its unit-mates stood, or stand now: on their pieces when matched in this update)
-            mates = [(o.x, o.y) for o in self.models.values() if o.unit == m.unit and o.id != m.id and not o.lost]
+            # (beside where its unit-mates stood, or stand now: on their pieces when matched in this update; within
+            # coherency of one, edge to edge, give or take how far off its unit's move a model is put down)
+            mates = [
+                (o.x, o.y, _radius_in(o))
+                for o in self.models.values()
+                if o.unit == m.unit and o.id != m.id and not o.lost
+            ]
             mates += [
-                (detections[matched[o.id]]["x"], detections[matched[o.id]]["y"])
+                (detections[matched[o.id]]["x"], detections[matched[o.id]]["y"], _radius_in(o))
                 for o in self.models.values()
                 if o.unit == m.unit and o.id != m.id and o.id in matched
             ]
@@ -413,8 +421,8 @@ class IdentityTracker:
             # beside its unit-mates)
             reach_in = REACQUIRE_IN if m.id in just_lost else math.inf
             for j, d in enumerate(detections):
-                beside = min((math.hypot(d["x"] - x, d["y"] - y) for x, y in mates), default=math.inf)
-                if j in used or beside > REACQUIRE_IN:
+                gap_in = min((math.hypot(d["x"] - x, d["y"] - y) - r for x, y, r in mates), default=math.inf)
+                if j in used or gap_in - _radius_in(m) > REACQUIRE_GAP_IN:
                     continue
                 cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
                 if math.isfinite(cost) and cost <= reach_in:

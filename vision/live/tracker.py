@@ -467,9 +467,13 @@ class IdentityTracker:
         whole = {unit for unit in starts if unit not in stayed}
         kept = held | set(partial)
         candidates = (seen_standing | gone_before) - hidden
-        unsure = _complete_by_shift(
+        unsure, dropped = _complete_by_shift(
             self.models, detections, matched, used, starts, whole, kept, seen_standing, candidates
         )
+        for mid, xy in dropped.items():  # (not seen now: reported so, not as uncertain)
+            guesses.setdefault(self.models[mid].unit, {})[mid] = xy
+            if mid in uncertain:
+                uncertain.remove(mid)
         unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing)
         uncertain += sorted(unsure - set(uncertain))
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
@@ -1125,22 +1129,27 @@ def _complete_by_shift(
     kept: set[str],
     seen_standing: set[str],
     candidates: set[str],
-) -> set[str]:
+) -> tuple[set[str], dict[str, tuple[float, float]]]:
     """A unit that moved whole (``whole``: none of it read still) with models left without a piece, and pieces no
-    model took within a move's reach (MAX_MOVE_IN) of them, of a size and colour they could be: its models that
-    moved, with as many of those models as there are such pieces, paired again to their pieces and those with the least total offset from the
-    move they share (``matched`` and ``used`` changed in place). Only models in ``candidates`` may take a piece left
-    over (seen where they stood, or picked up earlier and put down with their unit; not under a hand). Of the models
-    that moved, those in ``kept`` (held in place by the rules, or read in part) and those not in ``seen_standing``
-    (where they stood was a guess) keep their pieces, as in ``_pair_alike_by_shift``.
+    model took within a move's reach (MAX_MOVE_IN) of them, of a size and colour they could be: its pieces that
+    moved and as many of those pieces as it has such models, paired again to as many of its models that moved or
+    were left without one, with the least total offset from the move they share (``matched`` and ``used`` changed
+    in place). Only models in ``candidates`` may take a piece left over (seen where they stood, or picked up earlier
+    and put down with their unit; not under a hand). Of the models that moved, those in ``kept`` (held in place by
+    the rules, or read in part) and those not in ``seen_standing`` (where they stood was a guess) keep their pieces,
+    as in ``_pair_alike_by_shift``.
 
     Why: a unit moved along its own line, its models put down a little off the shift, can be read as moved one
     place short: each model paired to its neighbour's piece, the last left without one and its piece left over (the
-    group match pairs as many models either way). Paired with every piece, the mean move is the same for any
-    pairing, so the pairing with the least offsets from it is the likeliest one; and of the models that could take
-    the pieces left over, those the move puts nearest them. Returns the models so paired whose piece a unit-mate
-    could have made nearly as well (``_swappable``)."""
+    group match pairs as many models either way). With a model the camera missed, it can be read so with no piece
+    left over either: the missed model's mate's piece goes to the missed model and the pieces after it each one
+    place along, so one of those models may give its piece back for one left without. Paired with the same pieces,
+    the mean move is the same for any pairing, so the pairing with the least offsets from it is the likeliest one;
+    and of the models that could take the pieces left over, those the move puts nearest them. Returns the models
+    so paired whose piece a unit-mate could have made nearly as well (``_swappable``, or another set of models
+    paired as well), and the models that moved that are left without a piece now, each where the move puts it."""
     unsure: set[str] = set()
+    dropped: dict[str, tuple[float, float]] = {}
     for unit in sorted(whole):
         start = starts[unit]
         movers = _moved_now(start, detections, matched, kept, seen_standing)
@@ -1170,13 +1179,14 @@ def _complete_by_shift(
             ),
             key=lambda j: min(math.hypot(detections[j]["x"] - o["x"], detections[j]["y"] - o["y"]) for o in pieces),
         )
+        # as many models as pieces: every mover and as many lost models as spare pieces (k), or, with fewer spare
+        # pieces than lost models, a mover left out for a lost model (the sets keeping every mover first)
         k = min(len(lost), len(spare))
-        if k == 0:
-            continue
-        best: tuple[float, list[str], list[int], np.ndarray, list[int]] | None = None
-        tries = itertools.product(itertools.combinations(lost, k), itertools.combinations(spare, k))
-        for rows, chosen in itertools.islice(tries, MAX_SPARE_TRIES):
-            ids = movers + list(rows)
+        pool = movers + lost
+        id_sets = list(itertools.combinations(pool, len(movers) + k))
+        tried = []
+        tries = itertools.product(itertools.combinations(spare, k), id_sets)
+        for chosen, ids in itertools.islice(tries, MAX_SPARE_TRIES * len(id_sets)):
             columns = [matched[mid] for mid in movers] + list(chosen)
             froms = np.array([start[mid] for mid in ids], dtype=float)
             at = np.array([[detections[j]["x"], detections[j]["y"]] for j in columns], dtype=float)
@@ -1187,16 +1197,28 @@ def _complete_by_shift(
             pairing = min_cost_assignment(np.where(np.isfinite(cost), cost, 1e6))
             offsets = [cost[i, c] for i, c in enumerate(pairing)]
             # (a model further off the unit's move than any put down with it: not this unit's piece)
-            if max(offsets) <= 2 * GROUP_REACH_IN and (best is None or sum(offsets) < best[0]):
-                best = (sum(offsets), ids, columns, cost, pairing)
-        if best is None:
+            if max(offsets) <= 2 * GROUP_REACH_IN:
+                tried.append((sum(offsets), list(ids), columns, cost, pairing, shift))
+        if not tried:
             continue  # none of the pieces left over is the unit's: the players are asked
-        _, ids, columns, cost, pairing = best
+        best = min(tried, key=lambda t: t[0])
+        _, ids, columns, cost, pairing, shift = best
+        for mid in movers:
+            if mid not in ids:  # gave its piece back: not seen, moved as its unit did
+                del matched[mid]
+                dropped[mid] = (start[mid][0] + float(shift[0]), start[mid][1] + float(shift[1]))
         for mid, c in zip(ids, pairing, strict=True):
             matched[mid] = columns[c]
             used.add(columns[c])
         unsure |= _swappable(ids, cost, pairing)
-    return unsure
+        # (another set of models paired nearly as well: which model the camera missed is a guess, and a model given a
+        # piece here may be the one; one left without a piece is reported not seen)
+        mine = dict(zip(ids, (columns[c] for c in pairing), strict=True))
+        for total, other_ids, other_columns, _, other_pairing, _ in tried:
+            if other_ids != ids and total - best[0] < AMBIGUOUS_IN:
+                theirs = dict(zip(other_ids, (other_columns[c] for c in other_pairing), strict=True))
+                unsure |= {mid for mid in mine if mine[mid] != theirs.get(mid)}
+    return unsure, dropped
 
 
 def _pair_alike_by_shift(

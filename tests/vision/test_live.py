@@ -1305,6 +1305,33 @@ def test_a_model_lost_in_its_units_move_is_picked_up_again_out_of_coherency_by_t
     assert "estimated" not in a4_moves[0]
 
 
+def test_a_casualty_taken_off_earlier_does_not_take_the_place_of_a_model_its_unit_moved() -> None:
+    # b3 is picked up (a casualty) and stays off; b's other two models then move 4.5" along their line. Their
+    # pieces stand 1.4" apart, as b2 and b3 stood, not 1.5" as b1 and b2: a model the camera missed may give its
+    # piece back to the set of models whose move the pieces fit best, but one picked up earlier only takes a piece
+    # no model explains. (Casualties are removed from the table: Affinity: Focal Point, Removing Models.)
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "b", "player": "blue"}],
+        "models": [
+            {"id": "b1", "unit": "b", "base": "32", "x": 10.0, "y": 20.0},
+            {"id": "b2", "unit": "b", "base": "32", "x": 11.5, "y": 20.0},
+            {"id": "b3", "unit": "b", "base": "32", "x": 12.9, "y": 20.0},
+        ],
+    }
+
+    def piece(x: float) -> dict[str, Any]:
+        return {"x": x, "y": 20.0, "base": "32", "player": "blue"}
+
+    tracker = IdentityTracker.from_scene(scene)
+    assert tracker.update([piece(10.0), piece(11.5)]).vanished == ("b3",)
+    tracker.update([piece(10.0), piece(11.5)])
+    update = tracker.update([piece(14.5), piece(15.9)], active_unit="b")
+    assert update.vanished == ("b3",) and tracker.models["b3"].gone
+    assert [(tracker.models[mid].x, tracker.models[mid].y) for mid in ("b1", "b2")] == [(14.5, 20.0), (15.9, 20.0)]
+    assert sorted(mv.model for mv in update.moves) == ["b1", "b2"]
+
+
 def test_not_told_a_model_of_the_unit_that_moved_before_missed_now_does_not_take_the_moving_units_piece() -> None:
     # Positions from a rendered game (replay_tracker.py --miss 0.03 --jitter 0.5, table 200). Unit b moves 3"; then
     # unit a moves about 3", spread as it comes down, while the camera misses b1, standing 3.7" from a3's new place.

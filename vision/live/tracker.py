@@ -1180,10 +1180,14 @@ def _complete_by_shift(
             key=lambda j: min(math.hypot(detections[j]["x"] - o["x"], detections[j]["y"] - o["y"]) for o in pieces),
         )
         # as many models as pieces: every mover and as many lost models as spare pieces (k), or, with fewer spare
-        # pieces than lost models, a mover left out for a lost model (the sets keeping every mover first)
+        # pieces than lost models, a mover left out for a lost model seen where it stood until now (the sets keeping
+        # every mover first; one picked up earlier, a casualty say, takes only a piece left over)
         k = min(len(lost), len(spare))
-        pool = movers + lost
-        id_sets = list(itertools.combinations(pool, len(movers) + k))
+        id_sets = [
+            ids
+            for ids in itertools.combinations(movers + lost, len(movers) + k)
+            if sum(mid not in ids for mid in movers) <= sum(mid in ids and not models[mid].gone for mid in lost)
+        ]
         tried = []
         tries = itertools.product(itertools.combinations(spare, k), id_sets)
         for chosen, ids in itertools.islice(tries, MAX_SPARE_TRIES * len(id_sets)):

@@ -1206,20 +1206,20 @@ def _complete_by_shift(
         if not tried:
             continue  # none of the pieces left over is the unit's: the players are asked
         best = min(tried, key=lambda t: t[0])
-        _, ids, columns, cost, pairing, shift = best
+        _, chosen_ids, columns, cost, pairing, shift = best
         for mid in movers:
-            if mid not in ids:  # gave its piece back: not seen, moved as its unit did
+            if mid not in chosen_ids:  # gave its piece back: not seen, moved as its unit did
                 del matched[mid]
                 dropped[mid] = (start[mid][0] + float(shift[0]), start[mid][1] + float(shift[1]))
-        for mid, c in zip(ids, pairing, strict=True):
+        for mid, c in zip(chosen_ids, pairing, strict=True):
             matched[mid] = columns[c]
             used.add(columns[c])
-        unsure |= _swappable(ids, cost, pairing)
+        unsure |= _swappable(chosen_ids, cost, pairing)
         # (another set of models paired nearly as well: which model the camera missed is a guess, and a model given a
         # piece here may be the one; one left without a piece is reported not seen)
-        mine = dict(zip(ids, (columns[c] for c in pairing), strict=True))
+        mine = dict(zip(chosen_ids, (columns[c] for c in pairing), strict=True))
         for total, other_ids, other_columns, _, other_pairing, _ in tried:
-            if other_ids != ids and total - best[0] < AMBIGUOUS_IN:
+            if other_ids != chosen_ids and total - best[0] < AMBIGUOUS_IN:
                 theirs = dict(zip(other_ids, (other_columns[c] for c in other_pairing), strict=True))
                 unsure |= {mid for mid in mine if mine[mid] != theirs.get(mid)}
     return unsure, dropped

@@ -202,6 +202,11 @@ def dets(positions: dict[str, tuple[float, float]]) -> list[dict[str, object]]:
     return [{"x": x, "y": y, "base": base[k], "player": owner[k]} for k, (x, y) in positions.items()]
 
 
+def piece(xy: tuple[float, float], base: str, player: str = "red") -> dict[str, Any]:
+    """A piece the detector read at ``xy`` (inches), of ``base`` in ``player``'s colour."""
+    return {"x": xy[0], "y": xy[1], "base": base, "player": player}
+
+
 def test_identity_kept_and_moves_recorded() -> None:
     tracker = IdentityTracker.from_scene(SCENE)
     update = tracker.update(dets({"a1": (5.0, 5.05), "a2": (6.5, 5.0), "b1": (15.0, 15.0), "b2": (16.5, 15.0)}))
@@ -1145,7 +1150,7 @@ def test_not_told_a_model_lost_in_its_units_last_move_seen_again_as_another_unit
         + [{"id": mid, "unit": "c", "base": "40", "x": x, "y": y} for mid, (x, y) in c_at.items()],
     }
     a1 = {"x": 10.0, "y": 30.0, "base": "32", "player": "red"}
-    c_pieces = {mid: {"x": x, "y": y, "base": "40", "player": "blue"} for mid, (x, y) in c_to.items()}
+    c_pieces = {mid: piece(xy, "40", "blue") for mid, xy in c_to.items()}
     tracker = IdentityTracker.from_scene(scene)
     update = tracker.update([a1] + [piece for mid, piece in c_pieces.items() if mid != "c3"])
     assert update.uncertain == ("c3",) and update.vanished == ("c2",)
@@ -1178,7 +1183,7 @@ def test_a_unit_moved_with_a_model_missed_leaves_out_the_model_whose_leaving_out
     }
     a1 = {"x": 10.0, "y": 10.0, "base": "32", "player": "red"}
     b_to = {"b1": (35.76, 40.04), "b2": (37.70, 41.31), "b3": (34.06, 42.02)}
-    b_pieces = {mid: {"x": x, "y": y, "base": "32", "player": "blue"} for mid, (x, y) in b_to.items()}
+    b_pieces = {mid: piece(xy, "32", "blue") for mid, xy in b_to.items()}
     tracker = IdentityTracker.from_scene(scene)
     update = tracker.update([a1, b_pieces["b2"], b_pieces["b3"]])
     assert update.vanished == ("b1",) and not update.uncertain
@@ -1213,17 +1218,15 @@ def test_a_unit_of_two_spread_as_it_comes_down_is_matched_whole_not_onto_a_misse
         + [{"id": mid, "unit": "b", "base": "28.5", "x": x, "y": y} for mid, (x, y) in b_at.items()],
     }
 
-    def piece(xy: tuple[float, float]) -> dict[str, Any]:
-        return {"x": xy[0], "y": xy[1], "base": "28.5", "player": "red"}
-
     tracker = IdentityTracker.from_scene(scene)
     update = tracker.update(
-        [piece((13.89, 27.57)), piece((15.18, 27.90))] + [piece(b_at[m]) for m in ("b1", "b2", "b4")]
+        [piece(xy, "28.5") for xy in [(13.89, 27.57), (15.18, 27.90)]]
+        + [piece(b_at[m], "28.5") for m in ("b1", "b2", "b4")]
     )
     assert update.vanished == ("b3",)
     a_to = {"a1": (11.53, 24.76), "a2": (13.53, 26.34)}
     update = tracker.update(
-        [piece(xy) for xy in b_at.values()] + [piece(xy) for xy in a_to.values()], active_unit="a" if told else None
+        [piece(xy, "28.5") for xy in [*b_at.values(), *a_to.values()]], active_unit="a" if told else None
     )
     assert not update.vanished and not update.unexplained and not update.uncertain
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == {**a_to, **b_at}
@@ -1259,9 +1262,6 @@ def test_not_told_a_model_missed_for_a_frame_seen_again_as_its_unit_moves_spread
         + [{"id": mid, "unit": "c", "base": "28.5", "x": x, "y": y} for mid, (x, y) in c_at.items()],
     }
 
-    def piece(xy: tuple[float, float], base: str) -> dict[str, Any]:
-        return {"x": xy[0], "y": xy[1], "base": base, "player": "red"}
-
     tracker = IdentityTracker.from_scene(scene)
     b_seen = [piece(xy, "25") for mid, xy in b_at.items() if mid != "b5"]
     update = tracker.update(b_seen + [piece(xy, "28.5") for xy in c_at.values()])
@@ -1289,14 +1289,11 @@ def test_a_model_lost_in_its_units_move_is_picked_up_again_out_of_coherency_by_t
         + [{"id": "b1", "unit": "b", "base": "32", "x": 40.0, "y": 30.0}],
     }
 
-    def piece(xy: tuple[float, float]) -> dict[str, Any]:
-        return {"x": xy[0], "y": xy[1], "base": "28.5", "player": "red"}
-
-    b1 = {"x": 40.0, "y": 30.0, "base": "32", "player": "blue"}
+    b1 = piece((40.0, 30.0), "32", "blue")
     tracker = IdentityTracker.from_scene(scene)
-    update = tracker.update([piece(xy) for mid, xy in a_to.items() if mid != "a4"] + [b1], active_unit="a")
+    update = tracker.update([piece(xy, "28.5") for mid, xy in a_to.items() if mid != "a4"] + [b1], active_unit="a")
     assert update.vanished == ("a4",) and tracker.models["a4"].guessed
-    update = tracker.update([piece(xy) for xy in a_to.values()] + [{**b1, "x": 43.0}], active_unit="b")
+    update = tracker.update([piece(xy, "28.5") for xy in a_to.values()] + [{**b1, "x": 43.0}], active_unit="b")
     assert not update.vanished and not update.unexplained and not update.uncertain
     assert {mid: (m.x, m.y) for mid, m in tracker.models.items() if m.unit == "a"} == a_to
     # a4's guessed move ends where it is seen now, from where it stood
@@ -1320,13 +1317,13 @@ def test_a_casualty_taken_off_earlier_does_not_take_the_place_of_a_model_its_uni
         ],
     }
 
-    def piece(x: float) -> dict[str, Any]:
-        return {"x": x, "y": 20.0, "base": "32", "player": "blue"}
+    def pieces(*xs: float) -> list[dict[str, Any]]:
+        return [piece((x, 20.0), "32", "blue") for x in xs]
 
     tracker = IdentityTracker.from_scene(scene)
-    assert tracker.update([piece(10.0), piece(11.5)]).vanished == ("b3",)
-    tracker.update([piece(10.0), piece(11.5)])
-    update = tracker.update([piece(14.5), piece(15.9)], active_unit="b")
+    assert tracker.update(pieces(10.0, 11.5)).vanished == ("b3",)
+    tracker.update(pieces(10.0, 11.5))
+    update = tracker.update(pieces(14.5, 15.9), active_unit="b")
     assert update.vanished == ("b3",) and tracker.models["b3"].gone
     assert [(tracker.models[mid].x, tracker.models[mid].y) for mid in ("b1", "b2")] == [(14.5, 20.0), (15.9, 20.0)]
     assert sorted(mv.model for mv in update.moves) == ["b1", "b2"]

@@ -420,9 +420,10 @@ class IdentityTracker:
             # (one its unit's match left without a piece just now: only near where that move put it, not anywhere
             # beside its unit-mates)
             reach_in = REACQUIRE_IN if m.id in just_lost else math.inf
+            own_radius_in = _radius_in(m)
             for j, d in enumerate(detections):
                 gap_in = min((math.hypot(d["x"] - x, d["y"] - y) - r for x, y, r in mates), default=math.inf)
-                if j in used or gap_in - _radius_in(m) > REACQUIRE_GAP_IN:
+                if j in used or gap_in - own_radius_in > REACQUIRE_GAP_IN:
                     continue
                 cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
                 if math.isfinite(cost) and cost <= reach_in:

@@ -31,6 +31,7 @@ from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import analyze, make_detector
 from vision.evaluate import SEEN_RIM_SHARE
+from vision.live.appearance import figure_looks
 from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
@@ -225,6 +226,11 @@ def main() -> None:
         help="as watch --deployment runs it: the players' scene of the deployment (the true one here) laid over the "
         "first frame analysed (ids, units and bases by place), and no one tells the tracker which unit moves",
     )
+    parser.add_argument(
+        "--no-looks",
+        action="store_true",
+        help="match by place, size and team alone: no figure looks (vision/live/appearance.py), as before session 83",
+    )
     add_terrain_option(parser)
     args = parser.parse_args()
     camera_rng = np.random.default_rng(args.seed + 2)
@@ -300,23 +306,35 @@ def main() -> None:
         analyse_ms.append((time.perf_counter() - t0) * 1e3)
         found = result.scene["models"]
         owner = {u["id"]: u["player"] for u in result.scene["units"]}
+        # each figure's look, as watch and the page take it (--no-looks: matched by place alone, as before session 83)
+        looks = [None] * len(found) if args.no_looks else figure_looks(photo, frame, found)
         detections = [
-            {"x": m["x"], "y": m["y"], "base": m["base"], "player": owner[m["unit"]], "sigma_in": m["sigma_in"]}
-            for m in found
+            {
+                "x": m["x"],
+                "y": m["y"],
+                "base": m["base"],
+                "player": owner[m["unit"]],
+                "sigma_in": m["sigma_in"],
+                "look": look,
+            }
+            for m, look in zip(found, looks, strict=True)
         ]
         if args.deployment_file and tracker is None:  # as vision/live/watch.py runs it, with the players' deployment
-            _, notes = deploy(identified, result.scene, scene)
+            _, notes = deploy(identified, result.scene, scene, looks)
             print("  " + "; ".join(notes))
             tracker = identified.tracker
             return
         if tracker is None:  # deployment: the players confirm which base is which model (truth here)
             deployed = []
+            first_looks: dict[str, Any] = {}
             for m in scene["models"]:
                 near = min(found, key=lambda f: math.hypot(f["x"] - m["x"], f["y"] - m["y"]), default=None)
                 seen = near is not None and math.hypot(near["x"] - m["x"], near["y"] - m["y"]) < IDENTITY_RADIUS_IN
                 x, y = (near["x"], near["y"]) if seen and near else (m["x"], m["y"])  # else the players place it
                 sigma = near["sigma_in"] if seen and near else 0.0
                 deployed.append({**m, "x": x, "y": y, "sigma_in": sigma})
+                if seen and near:
+                    first_looks[m["id"]] = looks[found.index(near)]
                 if args.units_unassigned:
                     deployed[-1]["unit"] = tracker_unit[m["unit"]]
             units = [{"id": u, "player": u.removesuffix("-found")} for u in set(tracker_unit.values())]
@@ -325,6 +343,8 @@ def main() -> None:
             )
             if args.units_unassigned:  # as vision/live/identified.py sets it
                 tracker.placeholder_units = {u["id"] for u in units}
+            for mid, look in first_looks.items():  # as IdentifiedScenes takes them from the deployment's photo
+                tracker.models[mid].look = look
             return
         if active is not None:  # what the frame itself says moved, against the unit truly activated
             inferred = next(iter(tracker.moved_units(detections)), None)
@@ -333,7 +353,7 @@ def main() -> None:
             if args.trace and outcome != "right":
                 print(f"  [{active}] the frame shows {inferred or 'no one unit'} moved")
         if args.deployment_file:
-            identified.identify(result.scene)  # a piece no model accounts for is kept as new1, ... as in watch
+            identified.identify(result.scene, looks)  # a piece no model accounts for is kept as new1, ... as in watch
         else:
             tracker.update(detections, active_unit=None if args.not_told or active is None else tracker_unit[active])
         for mid, (x, y) in truth.items():  # right after each update: what the pipeline says once it may speak

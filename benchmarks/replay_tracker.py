@@ -4,6 +4,10 @@ tracker's own doing: its matching, not what the detector saw.
 
 Run: ``python benchmarks/replay_tracker.py [--seeds 100-130] [--jitter 0,0.3,0.5] [--miss 0.03]``. Seeded; about a
 minute. ``--miss``: the detector misses each piece at random this often (each update), as a worse camera might.
+``--looks``: what each piece's figure looks like (vision/live/appearance.py), beside its place: none (matched by place
+alone, as before session 83); "distinct", each figure painted as the renderer paints them (a colour of its own) and
+read again within LOOK_READ_SIGMA_LAB (a still rendered figure's looks, frame to frame); "alike", each unit painted
+one colour, its figures LOOK_PAINT_SIGMA_LAB apart (as players paint a unit), so looks should change nothing.
 
 Each seed is a crowded 44"x60" Grinding-Annihilation table (as ``eval_live_game.py``'s), played for 4 rounds by
 ``eval_live_game.script``: every unit moves 2-5" each round, one into a crowd. ``--jitter``: each model is also put
@@ -20,14 +24,32 @@ import math
 from functools import cache
 from typing import Any
 
+import cv2
 import numpy as np
 from eval_live_game import GAME, script
 
 from vision.live.tracker import IdentityTracker
-from vision.synth.table import render_table
+from vision.synth.table import _hsv_to_bgr, render_table
 
 READ_SIGMA_IN = 0.015  # how far off each piece is read (a settled frame's reads: docs/live.md, session 70)
 OFF_IN = 0.25  # a model shown further than this from where it stands is off (the tracker's own STAY_IN)
+LOOK_READ_SIGMA_LAB = 1.5  # each channel: seed 45's still figures read again 1.9 Lab apart (median), 6.3 at most
+LOOK_PAINT_SIGMA_LAB = 3.0  # each channel: how far one unit's figures, painted alike, differ
+
+
+def figure_colours(scene: dict[str, Any], how: str, seed: int) -> dict[str, np.ndarray]:
+    """Each model's figure as the camera would see it (Lab), painted ``how`` ("distinct" or "alike")."""
+    rng = np.random.default_rng(seed + 13)
+
+    def painted() -> np.ndarray:  # as vision/synth/table.py paints a figure
+        bgr = _hsv_to_bgr(rng.uniform(0, 180), rng.uniform(60, 200), rng.uniform(60, 200))
+        return cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+
+    units = {u["id"]: painted() for u in scene["units"]}
+    return {
+        m["id"]: painted() if how == "distinct" else units[m["unit"]] + rng.normal(0, LOOK_PAINT_SIGMA_LAB, 3)
+        for m in scene["models"]
+    }
 
 
 @cache
@@ -36,7 +58,9 @@ def table(seed: int) -> dict[str, Any]:
     return render_table(seed, GAME, hard="crowded").scene
 
 
-def replay(seed: int, jitter_in: float, told: bool, miss: float = 0.0) -> tuple[int, int, int, int, int]:
+def replay(
+    seed: int, jitter_in: float, told: bool, miss: float = 0.0, looks: str = "none"
+) -> tuple[int, int, int, int, int]:
     """Over one scripted game: model-updates off, model-updates, models put off by an update (on it and not
     before), those of them the update said nothing of (not among the models it called uncertain or not seen), and
     the models an update called uncertain that it put right. ``miss``: each piece is left out of an update with
@@ -52,6 +76,16 @@ def replay(seed: int, jitter_in: float, told: bool, miss: float = 0.0) -> tuple[
     tracker = IdentityTracker.from_scene(
         {**scene, "models": [{**m, "sigma_in": READ_SIGMA_IN} for m in scene["models"]]}
     )
+    colour = figure_colours(scene, looks, seed) if looks != "none" else {}
+    seen_as = np.random.default_rng(seed + 17)
+
+    def look(mid: str) -> tuple[float, ...] | None:
+        if mid not in colour:
+            return None
+        return tuple(float(v) for v in colour[mid] + seen_as.normal(0, LOOK_READ_SIGMA_LAB, 3))
+
+    for mid, m in tracker.models.items():  # the deployment's photo
+        m.look = look(mid)
     off = total = newly = silent = needless = 0
     was_off: set[str] = set()
     for _, unit, everywhere in activations:
@@ -63,6 +97,7 @@ def replay(seed: int, jitter_in: float, told: bool, miss: float = 0.0) -> tuple[
                 "base": base_of[mid],
                 "player": owner[unit_of[mid]],
                 "sigma_in": READ_SIGMA_IN,
+                "look": look(mid),
             }
             for mid, (x, y) in positions.items()
         ]
@@ -87,15 +122,17 @@ def main() -> None:
     parser.add_argument("--seeds", default="100-130", help="first-last (last not included)")
     parser.add_argument("--jitter", default="0,0.3,0.5", help="inches off the unit's shift, each axis, comma-separated")
     parser.add_argument("--miss", type=float, default=0.0, help="chance that the detector misses a piece, per update")
+    parser.add_argument("--looks", default="none", choices=("none", "distinct", "alike"), help="figures' looks")
     args = parser.parse_args()
     first, last = (int(s) for s in args.seeds.split("-"))
     missing = f", each piece missed at random {100 * args.miss:g} % of the time" if args.miss else ""
+    missing += f"; figures' looks: {args.looks}"
     print(f'tables {first}-{last - 1}: model-updates shown more than {OFF_IN}" from the model{missing}')
     for jitter_in in (float(j) for j in args.jitter.split(",")):
         for told in (False, True):
             sums = np.zeros(5, dtype=int)
             for seed in range(first, last):
-                sums += replay(seed, jitter_in, told, args.miss)
+                sums += replay(seed, jitter_in, told, args.miss, args.looks)
             off, total, newly, silent, needless = (int(v) for v in sums)
             how = "told which unit moves" if told else "not told"
             print(

@@ -26,6 +26,7 @@ from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
+from vision.live.appearance import figure_looks
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
@@ -156,7 +157,8 @@ class CameraFeed:
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
-        scene, update = self.identified.identify(result.scene)
+        looks = figure_looks(status.frame, calib.frame, result.scene["models"])
+        scene, update = self.identified.identify(result.scene, looks)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = calib.message
         measurement = result.scene["measurement"]

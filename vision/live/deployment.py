@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from geometry.shapes import base_semi_axes_in
 from tablesight.scene import Scene, SceneError, read_json
 from vision.analyze import PLAYERS_MODELS
+from vision.live.appearance import Look
 from vision.live.identified import IdentifiedScenes
 
 GAME_EXPORT = "tablesight-game/1"  # the page's /api/export.json: the scene is its current_scene
@@ -107,13 +109,17 @@ def lay_over(found: dict[str, Any], deployment: dict[str, Any]) -> Deployed:
 
 
 def deploy(
-    identified: IdentifiedScenes, found: dict[str, Any], deployment: dict[str, Any]
+    identified: IdentifiedScenes,
+    found: dict[str, Any],
+    deployment: dict[str, Any],
+    looks: Sequence[Look | None] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The game's first scene: ``found`` (the first frame analysed) with the players' ``deployment`` laid over it
     and taken as the deployment by ``identified``; the file's models the camera missed are tracked as ones the
-    players placed. Returns the scene and what the players are told."""
-    laid = lay_over(found, deployment)
-    first, _ = identified.identify(laid.scene)
+    players placed. ``looks``: the figure on each of ``found``'s models (``figure_looks``), in their order.
+    Returns the scene and what the players are told."""
+    laid = lay_over(found, deployment)  # (its models in found's order)
+    first, _ = identified.identify(laid.scene, looks)
     scene = {**first, "models": first["models"] + laid.not_seen}
     identified.take_units(scene)
     return scene, laid.notes

@@ -10,10 +10,12 @@ unit's latest move goes into the scene's ``history`` as the rules read it.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vision.analyze import PLAYERS_MODELS
+from vision.live.appearance import Look
 from vision.live.tracker import IdentityTracker, Tracked, TrackUpdate
 
 
@@ -24,8 +26,12 @@ class IdentifiedScenes:
     added: int = 0  # pieces that turned up after the deployment, each kept from then on as new1, new2, ...
     placed: set[str] = field(default_factory=set)  # models the players added: their word keeps them on the table
 
-    def identify(self, scene: dict[str, Any]) -> tuple[dict[str, Any], TrackUpdate | None]:
+    def identify(
+        self, scene: dict[str, Any], looks: Sequence[Look | None] | None = None
+    ) -> tuple[dict[str, Any], TrackUpdate | None]:
         """``scene`` (just analysed) with the known ids; None for the update at the first (deployment) scene.
+        ``looks``: each of its models' figure as the photo shows it (``figure_looks``), in the order of its models:
+        evidence of which is which where a unit's models are alike otherwise (None: matched by place alone).
 
         A piece that turns up (reinforcements set up, a model the tracker lost put down elsewhere) gets the next
         new id (``new1``, ...) and keeps it: it is tracked from then on, so the players' corrections naming it
@@ -36,6 +42,8 @@ class IdentifiedScenes:
             self.first = copy.deepcopy(scene)
             self.tracker = IdentityTracker.from_scene(scene)
             self.tracker.placeholder_units = placeholder_units(scene)
+            for model, look in zip(scene["models"], looks or [], strict=False):
+                self.tracker.models[model["id"]].look = look
             return scene, None
         player_of = {u["id"]: u["player"] for u in scene["units"]}
         detections = [
@@ -46,8 +54,9 @@ class IdentifiedScenes:
                 "player": player_of[m["unit"]],
                 "sigma_in": float(m.get("sigma_in", 0.0)),
                 "raw": m,
+                "look": look,
             }
-            for m in scene["models"]
+            for m, look in zip(scene["models"], looks or [None] * len(scene["models"]), strict=True)
         ]
         update = self.tracker.update(detections)
         for j in update.unexplained:
@@ -84,7 +93,8 @@ class IdentifiedScenes:
             if unit["player"] not in {p["id"] for p in self.first["players"]}:
                 self.first["players"].append({"id": unit["player"]})
             self.tracker.placeholder_units |= placeholder_units({"units": [unit]})
-        self._track(model, detection["player"], measured_sigma_in=float(detection.get("sigma_in", 0.0)))
+        sigma_in = float(detection.get("sigma_in", 0.0))
+        self._track(model, detection["player"], measured_sigma_in=sigma_in, look=detection.get("look"))
 
     def _adopt_placed(self, model: dict[str, Any], player: str) -> None:
         """A model the players added where the camera saw none (missed at the deployment, say): tracked from now

@@ -1,10 +1,13 @@
 """Identity across frames: each model keeps its id, unit and player as pieces are moved.
 
-New detections are matched to the known models by position. Base size and team
-colour, as the camera reads them, are evidence, not gates: the detector names
-a base's size or rim colour wrongly now and then, so a mismatch costs distance
-instead of forbidding the match (a round base is never matched to an oval of a
-very different size). Pieces that stayed put are matched first; when the players
+New detections are matched to the known models by position. Base size, team
+colour and the figure's look (its colour from above, where the caller gives it:
+vision/live/appearance.py), as the camera reads them, are evidence, not gates: the
+detector names a base's size or rim colour wrongly now and then, so a mismatch
+costs distance instead of forbidding the match (a round base is never matched to
+an oval of a very different size). A look costs only where it differs from the
+model's by more than a figure's looks differ from frame to frame, so the alike
+models of a unit painted alike are matched by place alone. Pieces that stayed put are matched first; when the players
 say which unit is activated, or the frame shows it (the rules move one unit at a
 time: ``update`` tries each unit a model has left and keeps the reading that
 accounts for the most), every other model keeps any piece within its own
@@ -89,6 +92,15 @@ LOST_SIGMA_IN = GROUP_TOLERANCE_IN
 # (a 60 mm round one as a 60x35 oval). Such a piece no model explains is taken, as a last resort, for the model of
 # its player no piece explains, if it covers at least this share of that model's base.
 PARTIAL_AREA_MIN = 0.4
+# A piece whose figure looks unlike a model's (vision/live/appearance.py: median Lab colour) costs up to this much
+# distance: two alike models of a unit spread as they come down are told apart by their figures, where those differ.
+# Looks within LOOK_SAME_LAB cost nothing (a still figure is read again within 2 (median), 6 (max) on rendered
+# frames; a webcam's exposure wanders more), so a unit painted alike is matched by place alone; the full cost from
+# LOOK_SAME_LAB + LOOK_SPAN_LAB on.
+LOOK_COST_IN = 0.5
+LOOK_SAME_LAB = 10.0
+LOOK_SPAN_LAB = 20.0
+LOOK_LEARN = 0.3  # a model's look follows each read of it, surely matched, by this share (light differs over a table)
 
 
 @dataclass
@@ -108,6 +120,7 @@ class Tracked:
     gone_now: bool = False  # gone since the last update only: one frame's miss, as likely as a model picked up
     placed: bool = False  # added by the players where the camera saw none, and not seen since
     measured_sigma_in: float = 0.0  # 1-sigma of the measurement that put it at x, y (0: not given)
+    look: tuple[float, float, float] | None = None  # its figure's look as seen so far (None: not seen, or no photo)
 
     @property
     def unseen(self) -> bool:
@@ -512,6 +525,8 @@ class IdentityTracker:
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
             m.lost = m.guessed = m.placed = False
             m.uncertain = mid in uncertain
+            if d.get("look") is not None and not m.uncertain and mid not in partial:
+                m.look = _learnt_look(m.look, d["look"])
         moved_from: dict[str, dict[str, tuple[float, float]]] = {}  # unit -> where its models moved from now
         for move in moves:
             moved_from.setdefault(move.unit, {})[move.model] = move.start
@@ -1271,8 +1286,9 @@ def _least_offset_pairing(
         froms = np.array([start[mid] for mid in ids], dtype=float)
         pieces = np.array([[detections[matched[mid]]["x"], detections[matched[mid]]["y"]] for mid in ids], float)
         shift = pieces.mean(axis=0) - froms.mean(axis=0)
-        cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2)
         taken = [matched[mid] for mid in ids]
+        looks = np.array([[_look_cost(models[mid], detections[j]) for j in taken] for mid in ids])
+        cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2) + looks
         pairing = min_cost_assignment(cost)
         for mid, column in zip(ids, pairing, strict=True):
             matched[mid] = taken[column]
@@ -1499,7 +1515,24 @@ def _partial_sigma_in(known: str, seen: str) -> float | None:
 
 
 def _cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:
-    """Distance from where ``m`` is expected, plus what its size and team read differently cost."""
+    """Distance from where ``m`` is expected, plus what its size, team and figure read differently cost."""
     size = _size_cost(m.base, str(d["base"]))
     team = TEAM_COST_IN if d.get("player", m.player) != m.player else 0.0
-    return math.hypot(d["x"] - x, d["y"] - y) + (size if size is not None else math.inf) + team
+    return math.hypot(d["x"] - x, d["y"] - y) + (size if size is not None else math.inf) + team + _look_cost(m, d)
+
+
+def _look_cost(m: Tracked, d: dict[str, Any]) -> float:
+    """What a piece whose figure looks unlike ``m``'s costs (0 where either look is unknown, or they are alike)."""
+    look = d.get("look")
+    if m.look is None or look is None:
+        return 0.0
+    beyond = (math.dist(m.look, look) - LOOK_SAME_LAB) / LOOK_SPAN_LAB
+    return LOOK_COST_IN * min(max(beyond, 0.0), 1.0)
+
+
+def _learnt_look(known: tuple[float, float, float] | None, seen: Sequence[float]) -> tuple[float, float, float]:
+    """``known`` moved by LOOK_LEARN towards ``seen`` (``seen`` itself when nothing is known)."""
+    if known is None:
+        return (float(seen[0]), float(seen[1]), float(seen[2]))
+    a, b, c = (k + LOOK_LEARN * (float(v) - k) for k, v in zip(known, seen, strict=True))
+    return (a, b, c)

@@ -21,6 +21,7 @@ from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
+from vision.live.appearance import figure_looks
 from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
@@ -221,13 +222,14 @@ def watch(
             if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
                 yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
                 last_covered = covered
+            looks = figure_looks(status.frame, calib.frame, result.scene["models"])
             if deployment is not None and deploying:  # the players' units on the first frame
-                found, notes = deploy(identified, result.scene, deployment)
+                found, notes = deploy(identified, result.scene, deployment, looks)
                 update = None
                 for note in notes:
                     yield Event("status", {"message": note, "stale": False})
             else:
-                found, update = identified.identify(result.scene)
+                found, update = identified.identify(result.scene, looks)
             moved_now: list[str] = []  # units with a move printed at this frame
             if update is not None and identified.tracker is not None:
                 for entry in identified.tracker.history:

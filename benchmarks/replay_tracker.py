@@ -8,6 +8,7 @@ minute. ``--miss``: the detector misses each piece at random this often (each up
 alone, as before session 83); "distinct", each figure painted as the renderer paints them (a colour of its own) and
 read again within LOOK_READ_SIGMA_LAB (a still rendered figure's looks, frame to frame); "alike", each unit painted
 one colour, its figures LOOK_PAINT_SIGMA_LAB apart (as players paint a unit), so looks should change nothing.
+``--misread``: each look is read as another colour altogether this often (a neighbour's figure leaning over it, say).
 
 Each seed is a crowded 44"x60" Grinding-Annihilation table (as ``eval_live_game.py``'s), played for 4 rounds by
 ``eval_live_game.script``: every unit moves 2-5" each round, one into a crowd. ``--jitter``: each model is also put
@@ -59,7 +60,7 @@ def table(seed: int) -> dict[str, Any]:
 
 
 def replay(
-    seed: int, jitter_in: float, told: bool, miss: float = 0.0, looks: str = "none"
+    seed: int, jitter_in: float, told: bool, miss: float = 0.0, looks: str = "none", misread: float = 0.0
 ) -> tuple[int, int, int, int, int]:
     """Over one scripted game: model-updates off, model-updates, models put off by an update (on it and not
     before), those of them the update said nothing of (not among the models it called uncertain or not seen), and
@@ -78,11 +79,16 @@ def replay(
     )
     colour = figure_colours(scene, looks, seed) if looks != "none" else {}
     seen_as = np.random.default_rng(seed + 17)
+    misread_as = np.random.default_rng(seed + 19)
+    others = list(figure_colours(scene, "distinct", seed + 1).values())
 
     def look(mid: str) -> tuple[float, ...] | None:
         if mid not in colour:
             return None
-        return tuple(float(v) for v in colour[mid] + seen_as.normal(0, LOOK_READ_SIGMA_LAB, 3))
+        seen = colour[mid] + seen_as.normal(0, LOOK_READ_SIGMA_LAB, 3)
+        if misread and misread_as.random() < misread:
+            seen = others[int(misread_as.integers(len(others)))]
+        return tuple(float(v) for v in seen)
 
     for mid, m in tracker.models.items():  # the deployment's photo
         m.look = look(mid)
@@ -123,16 +129,17 @@ def main() -> None:
     parser.add_argument("--jitter", default="0,0.3,0.5", help="inches off the unit's shift, each axis, comma-separated")
     parser.add_argument("--miss", type=float, default=0.0, help="chance that the detector misses a piece, per update")
     parser.add_argument("--looks", default="none", choices=("none", "distinct", "alike"), help="figures' looks")
+    parser.add_argument("--misread", type=float, default=0.0, help="chance that a look is read as another colour")
     args = parser.parse_args()
     first, last = (int(s) for s in args.seeds.split("-"))
     missing = f", each piece missed at random {100 * args.miss:g} % of the time" if args.miss else ""
-    missing += f"; figures' looks: {args.looks}"
+    missing += f"; figures' looks: {args.looks}" + (f", {100 * args.misread:g} % misread" if args.misread else "")
     print(f'tables {first}-{last - 1}: model-updates shown more than {OFF_IN}" from the model{missing}')
     for jitter_in in (float(j) for j in args.jitter.split(",")):
         for told in (False, True):
             sums = np.zeros(5, dtype=int)
             for seed in range(first, last):
-                sums += replay(seed, jitter_in, told, args.miss, args.looks)
+                sums += replay(seed, jitter_in, told, args.miss, args.looks, args.misread)
             off, total, newly, silent, needless = (int(v) for v in sums)
             how = "told which unit moves" if told else "not told"
             print(

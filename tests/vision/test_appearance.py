@@ -4,6 +4,7 @@ vision/live/tracker.py)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from calibration.lens import LensModel
@@ -93,3 +94,32 @@ def test_a_figures_look_is_read_alike_where_it_moves_and_unlike_its_unit_mates_o
     assert mates and all(look_distance(looks["u2m1"], looks[k]) > LOOK_SAME_LAB for k in mates)
     # A base at the photo's edge, its figure out of it, has no look.
     assert figure_looks(table.image, frame, [{"x": -30.0, "y": -30.0, "base": "32"}]) == [None]
+
+
+def test_watch_tells_which_of_two_alike_models_went_where_by_their_figures(tmp_path: Path) -> None:
+    # Focal Point table 21 through `watch` (no deployment file: each player's models one lump, as the players have not
+    # assigned units). u4's two 32 mm models, 1.5" apart: u4m1 is put down on the spot u4m2 stood, u4m2 2.6" on
+    # (Focal Point, Turn Structure: one unit moves at a time; Grinding-Annihilation, Move Phase: a troop "can be moved
+    # over friendly troops"). By place, u4m2 still stands there and u4m1 moved 4.1"; its figure says otherwise.
+    import cv2
+
+    from vision.live.sources import FolderSource
+    from vision.live.watch import watch
+
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    m1, m2 = at["u4m1"], at["u4m2"]
+    landed = {"u4m1": (m2[0] + 0.02, m2[1] + 0.02), "u4m2": (m2[0] + 2.57, m2[1] - 0.22)}
+    moved = render_table(21, hard="none", models_at={**at, **landed})
+    for k, frame in enumerate([table.empty] + [table.image] * 4 + [moved.image] * 4):
+        cv2.imwrite(str(tmp_path / f"{k:03d}.png"), frame)
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    events = list(watch(lambda: FolderSource(tmp_path), table.layout, "focal-point", lens, players))
+    moves = [e.payload for e in events if e.kind == "move"]
+    assert len(moves) == 2, moves
+    by_start = {min(("u4m1", "u4m2"), key=lambda k: math.dist(at[k], move["from"])): move for move in moves}
+    assert set(by_start) == {"u4m1", "u4m2"}
+    for mid, move in by_start.items():
+        assert math.dist(move["from"], at[mid]) < 0.1 and math.dist(move["to"], landed[mid]) < 0.1, (mid, move)
+    assert abs(by_start["u4m1"]["length_in"] - math.dist(m1, landed["u4m1"])) < 0.05

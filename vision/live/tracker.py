@@ -310,7 +310,9 @@ class IdentityTracker:
             if (moves_now(m) and not moving_stays) or m.gone:
                 continue
             reach = _still_in(m) if moves_now(m) or moving is None else _own_base_in(m)
-            stay += [(cost, m.id, j) for cost, j in _pieces_within(m, detections, reach)]
+            # (a model that may have moved: not a piece whose figure is a unit-mate's, come down on its spot)
+            others = self.models if moves_now(m) or moving is None else None
+            stay += [(cost, m.id, j) for cost, j in _pieces_within(m, detections, reach, others)]
         for _, mid, j in sorted(stay):
             if mid not in matched and j not in used:
                 matched[mid] = j
@@ -705,7 +707,7 @@ class IdentityTracker:
                 continue
             if m.unit in self.placeholder_units:  # no unit the players activate
                 continue
-            if not _pieces_within(m, detections, _own_base_in(m)):
+            if not _pieces_within(m, detections, _own_base_in(m), self.models):
                 moved[m.unit] = moved.get(m.unit, 0) + 1
         return sorted(moved, key=lambda u: (-moved[u], u))
 
@@ -721,7 +723,7 @@ class IdentityTracker:
         seen = [
             m for m in self.models.values() if m.unit in self.placeholder_units and not (m.unseen or m.id in hidden)
         ]
-        left = {m.id for m in seen if not _pieces_within(m, detections, _own_base_in(m))}
+        left = {m.id for m in seen if not _pieces_within(m, detections, _own_base_in(m), self.models)}
         if not left:
             return []
         group = {m.id: m.id for m in seen}  # union-find: each model's group
@@ -1476,16 +1478,33 @@ def _own_base_in(m: Tracked) -> float:
     return max(STAY_IN, min(base_semi_axes_in(m.base)))
 
 
-def _pieces_within(m: Tracked, detections: list[dict[str, Any]], reach_in: float) -> list[tuple[float, int]]:
+def _pieces_within(
+    m: Tracked, detections: list[dict[str, Any]], reach_in: float, mates: dict[str, Tracked] | None = None
+) -> list[tuple[float, int]]:
     """(cost, index) of each detection within ``reach_in`` of where ``m`` is and of a size it could be: the
-    distance plus what its size read differently costs."""
+    distance plus what its size read differently costs. ``mates``: the models, where ``m`` may have moved: a piece
+    whose figure is a unit-mate's, not ``m``'s (``_a_mates_figure``), is left out."""
     out = []
     for j, d in enumerate(detections):
         dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
         size = _size_cost(m.base, str(d["base"]))
-        if dist <= reach_in and size is not None:
+        if dist <= reach_in and size is not None and not (mates and _a_mates_figure(m, d, mates)):
             out.append((dist + size, j))
     return out
+
+
+def _a_mates_figure(m: Tracked, d: dict[str, Any], models: dict[str, Tracked]) -> bool:
+    """``d``'s figure is surely not ``m``'s (LOOK_SAME_LAB + LOOK_SPAN_LAB apart, the full cost) and looks like
+    that of a unit-mate of ``m``'s base (within LOOK_SAME_LAB): the mate came down on ``m``'s spot, so ``m`` moved
+    (a model still in place stands under its own figure). Both are needed: a figure read unlike its own (a
+    neighbour's arm over it) is no sign alone."""
+    look = d.get("look")
+    if m.look is None or look is None or math.dist(m.look, look) < LOOK_SAME_LAB + LOOK_SPAN_LAB:
+        return False
+    return any(
+        o.id != m.id and o.unit == m.unit and o.base == m.base and o.look and math.dist(o.look, look) < LOOK_SAME_LAB
+        for o in models.values()
+    )
 
 
 def _size_cost(known: str, seen: str) -> float | None:

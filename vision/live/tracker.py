@@ -7,7 +7,9 @@ detector names a base's size or rim colour wrongly now and then, so a mismatch
 costs distance instead of forbidding the match (a round base is never matched to
 an oval of a very different size). A look costs only where it differs from the
 model's by more than a figure's looks differ from frame to frame, so the alike
-models of a unit painted alike are matched by place alone. Pieces that stayed put are matched first; when the players
+models of a unit painted alike are matched by place alone; a piece on a model's
+spot that surely shows a unit-mate's figure, not its own, is that mate, come
+down there. Pieces that stayed put are matched first; when the players
 say which unit is activated, or the frame shows it (the rules move one unit at a
 time: ``update`` tries each unit a model has left and keeps the reading that
 accounts for the most), every other model keeps any piece within its own

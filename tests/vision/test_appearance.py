@@ -9,7 +9,7 @@ from typing import Any
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
-from vision.live.appearance import figure_looks, look_distance
+from vision.live.appearance import figure_looks
 from vision.live.identified import IdentifiedScenes
 from vision.live.tracker import LOOK_SAME_LAB
 from vision.synth.table import render_table
@@ -65,7 +65,7 @@ def test_two_alike_models_of_a_unit_are_told_apart_by_their_figures_where_their_
     # By place alone (no photo, or figures painted alike), the tracker takes the places' word, as before.
     for looks in (None, {"a1": GREY, "a2": (94.0, 124.0, 130.0), "o1": GREY}):
         if looks:
-            assert look_distance(looks["a1"], looks["a2"]) < LOOK_SAME_LAB
+            assert math.dist(looks["a1"], looks["a2"]) < LOOK_SAME_LAB
         places, update = play(looks)
         # (a2 kept where it stood: read 0.03" off there, within the jitter of a still model)
         assert math.dist(places["a2"], (11.52, 10.02)) < 0.05 and math.dist(places["a1"], (14.07, 9.8)) < 0.01
@@ -86,12 +86,12 @@ def test_a_figures_look_is_read_alike_where_it_moves_and_unlike_its_unit_mates_o
         moved.image, frame, [{**next(m for m in models if m["id"] == "u2m1"), "x": moved_to[0]}]
     )
     assert all(look is not None for look in looks.values()) and moved_look is not None
-    assert look_distance(looks["u2m1"], moved_look) < LOOK_SAME_LAB / 2
+    assert math.dist(looks["u2m1"], moved_look) < LOOK_SAME_LAB / 2
     # ...and each figure still where it stood is read again alike (the photo's own noise apart)
     again = figure_looks(table.image, frame, models)
-    assert all(look_distance(looks[m["id"]], a) < 1.0 for m, a in zip(models, again, strict=True) if a)
+    assert all(math.dist(looks[m["id"]], a) < 1.0 for m, a in zip(models, again, strict=True) if a)
     mates = [m["id"] for m in models if m["unit"] == "u2" and m["id"] != "u2m1"]
-    assert mates and all(look_distance(looks["u2m1"], looks[k]) > LOOK_SAME_LAB for k in mates)
+    assert mates and all(math.dist(looks["u2m1"], looks[k]) > LOOK_SAME_LAB for k in mates)
     # A base at the photo's edge, its figure out of it, has no look.
     assert figure_looks(table.image, frame, [{"x": -30.0, "y": -30.0, "base": "32"}]) == [None]
 

@@ -6,7 +6,7 @@ camera sees each figure standing on its base. A figure's look is the median colo
 of the photo along rays through the base's middle, 0.3-0.9" above its top: the figure's body, seen from the
 camera. The median keeps a neighbour's arm or a little mat in a gap from moving it.
 
-A look is compared with the look a model was seen with before (``look_distance``); the identity tracker weighs it
+A look is compared with the look a model was seen with before (their distance in Lab); the identity tracker weighs it
 only where models differ by more than a still figure's looks differ from frame to frame (vision/live/tracker.py), so
 a unit painted alike is matched by place alone, as before.
 """
@@ -64,8 +64,3 @@ def figure_looks(photo: np.ndarray, frame: TableFrame, models: Sequence[dict[str
         median = np.median(mine, axis=0)
         looks.append((float(median[0]), float(median[1]), float(median[2])))
     return looks
-
-
-def look_distance(a: Sequence[float], b: Sequence[float]) -> float:
-    """How far apart two looks are (Euclidean, in Lab)."""
-    return math.dist(a, b)

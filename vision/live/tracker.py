@@ -494,6 +494,12 @@ class IdentityTracker:
                 uncertain.remove(mid)
         unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing)
         uncertain += sorted(unsure - set(uncertain))
+        # A model picked up earlier comes back only on a piece with room for its base: one overlapping the piece of a
+        # model on the table is that model's base read twice (in part, beside its figure), not a casualty put back.
+        for mid in _crowded_returns(self.models, detections, matched):
+            used.discard(matched.pop(mid))
+            if mid in uncertain:
+                uncertain.remove(mid)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
             self.models[mid].gone = False
@@ -1414,6 +1420,24 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
         if math.dist(np.subtract(own.end, own.start), shift) <= 2 * GROUP_REACH_IN:
             with_mates.add(mid)
     return with_mates
+
+
+def _crowded_returns(models: dict[str, Tracked], detections: list[dict[str, Any]], matched: dict[str, int]) -> set[str]:
+    """The models picked up earlier (``gone``) matched to a piece that overlaps the piece of a model on the table by
+    more than ``STAY_IN``, as their bases' narrow semi-axes tell (bases cannot overlap; a crowded piece is read off by
+    less)."""
+    crowded = set()
+    for mid, j in matched.items():
+        if not models[mid].gone:
+            continue
+        own = detections[j]
+        for oid, k in matched.items():
+            if oid == mid or models[oid].gone:
+                continue
+            apart_in = math.hypot(own["x"] - detections[k]["x"], own["y"] - detections[k]["y"])
+            if apart_in < min(base_semi_axes_in(models[mid].base)) + min(base_semi_axes_in(models[oid].base)) - STAY_IN:
+                crowded.add(mid)
+    return crowded
 
 
 def _take_cheapest(

@@ -287,6 +287,9 @@ def main() -> None:
     starts_off: list[list[float]] = []  # per activation: how far each model's recorded start is from its true one
     inferred_counts: dict[str, int] = {}  # settled frames: the unit the frame shows moved, right / none / wrong
     settled_counts = [0, 0, 0]  # model-frames scored at settled frames, of those right, and on their own piece
+    # Pieces no model accounted for (each one the page keeps as a new model, new1, ...): updates with any, pieces,
+    # and of those the ones on no base (a detector's false read, not a model the tracker lost)
+    unexplained_counts = [0, 0, 0]
 
     def on_own_piece(mid: str, x: float, y: float, table: dict[str, tuple[float, float]] | None = None) -> bool:
         """The id sits on that model's piece: nearest to it of all models, and within its radius."""
@@ -353,9 +356,22 @@ def main() -> None:
             if args.trace and outcome != "right":
                 print(f"  [{active}] the frame shows {inferred or 'no one unit'} moved")
         if args.deployment_file:
-            identified.identify(result.scene, looks)  # a piece no model accounts for is kept as new1, ... as in watch
+            # a piece no model accounts for is kept as new1, ... as in watch
+            update = identified.identify(result.scene, looks)[1]
         else:
-            tracker.update(detections, active_unit=None if args.not_told or active is None else tracker_unit[active])
+            update = tracker.update(
+                detections, active_unit=None if args.not_told or active is None else tracker_unit[active]
+            )
+        if update is not None and update.unexplained:
+            unexplained_counts[0] += 1
+            for j in update.unexplained:
+                d = detections[j]
+                unexplained_counts[1] += 1
+                unexplained_counts[2] += all(
+                    math.hypot(d["x"] - x, d["y"] - y) > radius_of[mid] for mid, (x, y) in truth.items()
+                )
+                if args.trace:
+                    print(f"  [{active}] a piece no model accounts for at ({d['x']:.2f},{d['y']:.2f}) {d['base']}")
         for mid, (x, y) in truth.items():  # right after each update: what the pipeline says once it may speak
             tx, ty = tracker.models[mid].x, tracker.models[mid].y
             settled_counts[0] += 1
@@ -529,6 +545,10 @@ def main() -> None:
         f'worst {max(starts, default=float("nan")):.3f}")'
     )
     print(f"hands over the table: {hand_frames} frames, {false_updates} false updates (target 0)")
+    print(
+        f"pieces no model accounts for (the page adds each as a new model): {unexplained_counts[1]} in "
+        f"{unexplained_counts[0]} updates; {unexplained_counts[2]} of them on no model's base (the detector's false reads)"
+    )
     print(
         "the unit the settled frame shows moved (the first of tracker.moved_units), against the one activated: "
         + ", ".join(f"{k} {v}" for k, v in sorted(inferred_counts.items()))

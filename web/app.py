@@ -187,6 +187,8 @@ def create_app(config: ServerConfig) -> FastAPI:
     feed = config.feed_factory()
     first, status = feed.next()
     session = GameSession(store, first if first is not None else feed.empty_scene())
+    if session.resumed and first is None and hasattr(feed, "resume"):  # a restart mid-game: go on with its ids
+        feed.resume(session.scene.to_dict())
     if first is not None:
         session.set_base(first, status)
     else:

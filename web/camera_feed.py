@@ -8,6 +8,7 @@ corrections, which name them) stay put from frame to frame.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.appearance import figure_looks
+from vision.live.deployment import found_under
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
@@ -68,9 +70,31 @@ class CameraFeed:
         self.reference: Reference | None = None
         self.set_up = False  # the first good frame sets up; its reference may be None (vision/live/setup.py)
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
+        self.kept: dict[str, Any] | None = None  # the game kept before a restart, to go on with (resume)
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
         self.camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
+
+    def resume(self, kept: dict[str, Any]) -> None:
+        """The page's game kept before a restart (its current scene): the first frame analysed goes on with it, its
+        ids on the pieces where its models stand (IdentifiedScenes.resume), instead of naming the pieces afresh
+        as a new deployment. The players' corrections name models by those ids."""
+        if kept.get("models") and self.identified.tracker is None:
+            self.kept = copy.deepcopy(kept)
+
+    def _go_on(self, found: dict[str, Any]) -> str:
+        """What the players are told of the game kept (``resume``), now that the first frame is analysed: gone on
+        with where at least half its models stand on a piece the camera found, else another table's, not used."""
+        assert self.kept is not None
+        kept, self.kept = self.kept, None
+        standing, total = len(found_under(found, kept)), len(kept["models"])
+        if standing * 2 < total:
+            return (
+                f"the game kept has {total} models, {standing} of them where the camera finds a piece: not this "
+                "table, so its pieces are named afresh"
+            )
+        self.identified.resume(kept)
+        return f"game resumed: {standing} of its {total} models found where they were kept"
 
     def use_refiner(self, refiner_path: Path | None) -> None:
         """Read the table with this base refiner from the next frame on (web/refiner_adapting.py); None: the
@@ -158,9 +182,11 @@ class CameraFeed:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
         looks = figure_looks(status.frame, calib.frame, result.scene["models"])
+        resumed = self._go_on(result.scene) if deployment and self.kept is not None else ""
+        deployment = self.identified.tracker is None
         scene, update = self.identified.identify(result.scene, looks)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
-        message = calib.message
+        message = "; ".join(filter(None, [calib.message, resumed]))
         measurement = result.scene["measurement"]
         if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
             message = "; ".join(filter(None, [message, *to_confirm(result.scene)]))

@@ -130,6 +130,7 @@ class GameSession:
                 round_ if isinstance(round_, int) and round_ > 0 else 1,
             )
         self.game_id = game.id
+        self.resumed = resumed is not None  # a game kept before this start (a restart mid-game)
         self.game = game.game
         self.scenario = game.scenario
         self.round = game.round

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import threading
 import time
@@ -293,3 +294,75 @@ def wait_for(client: TestClient, done: Callable[[dict[str, Any]], bool], what: s
 def model_at(view: dict[str, Any], model_id: str) -> tuple[float, float]:
     model = next(m for m in view["models"] if m["id"] == model_id)
     return model["x"], model["y"]
+
+
+def test_a_game_resumed_after_a_restart_keeps_the_players_units_on_their_models(tmp_path: Path) -> None:
+    # Issue 7: "players assign units once (at deployment) and the assignment survives the game", and the brief: a
+    # saved game is never corrupted. The players lasso the raiders; the server stops; they move the raiders 3.2"
+    # (Focal Point, Activation: "Move"; 5" allowed) while it is down, and start it again. Each analysed frame names
+    # its pieces b1, b2, ... in the order found, so the camera taking the restarted table as a new deployment would
+    # put the kept correction (raiders = these three ids) on whichever pieces got those names. Gone on with from the
+    # kept scene, the ids stay on the raiders, and their move is recorded and judged under their name.
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    raiders = ("u1m1", "u1m2", "u1m4")  # unit u1, red, 25 mm bases round (8, 7.5)
+    to = {k: (at[k][0] - 3.0, at[k][1] + 1.0) for k in raiders}
+    moved = render_table(21, hard="none", models_at={**at, **to})
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+
+    def feed(frames: list[np.ndarray]) -> Callable[[], CameraFeed]:
+        def opened() -> CameraFeed:
+            source = lambda: IteratorSource(itertools.chain(frames, itertools.repeat(frames[-1])))  # noqa: E731
+            return CameraFeed(source, table.layout, "test camera", "focal-point", lens, players, make_detector("auto"))
+
+        return opened
+
+    db = str(tmp_path / "kept.sqlite")
+    first = ServerConfig(db, tick_s=0.05, feed_factory=feed([table.empty, table.image]))
+    with TestClient(create_app(first), client=("127.0.0.1", 1)) as client:
+        view = wait_for(client, lambda v: len(v["models"]) == len(at), "the deployment")
+        found = {m["id"]: (m["x"], m["y"]) for m in view["models"]}
+        ids = [min(found, key=lambda i: math.dist(found[i], at[k])) for k in raiders]
+        assert client.post("/api/roster", json={"format": "yaml", "text": RAIDERS_YAML}).status_code == 200
+        assert client.post("/api/assign", json={"unit": "raiders", "models": ids}).status_code == 200
+    # The restart: the camera sees the table as the players left it, raiders moved; no empty table to set up on.
+    again = ServerConfig(db, tick_s=0.05, feed_factory=feed([moved.image]))
+    with TestClient(create_app(again), client=("127.0.0.1", 1)) as client:
+        # each raider's id on its own piece, where it went
+        view = wait_for(
+            client,
+            lambda v: all(math.dist(model_at(v, i), to[k]) < 0.1 for i, k in zip(ids, raiders, strict=True)),
+            "the raiders' ids on their pieces",
+        )
+        assert all(next(m for m in view["models"] if m["id"] == i)["unit"] == "raiders" for i in ids)
+        for i, xy in found.items():  # and every other model's on its own, where it stood
+            if i not in ids:
+                assert math.dist(model_at(view, i), xy) < 0.1
+        move = client.get("/api/units/raiders").json()["last_move"]
+    assert move is not None and move["source"] == "camera"
+    for i, k in zip(ids, raiders, strict=True):
+        assert math.dist(move["from"][i], at[k]) < 0.1
+    assert move["ruling"]["verdict"] == "yes", move["ruling"]
+
+
+def test_a_kept_game_goes_on_where_its_models_stand_and_not_on_another_table() -> None:
+    # The restart's first frame is matched to the kept game where at least half its models stand on a piece the
+    # camera finds (the players moved some while the server was down); a game kept of another table is not used,
+    # and the pieces are named afresh, as at a deployment, rather than each kept model being reported missing.
+    table = render_table(21, hard="none")
+    at = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    kept = {**table.scene, "models": [{**m, "id": f"k{n}"} for n, m in enumerate(table.scene["models"])]}
+    elsewhere = {**kept, "models": [{**m, "x": m["x"] + 6.0} for m in kept["models"]]}
+    for game, resumed in ((kept, True), (elsewhere, False)):
+        feed = camera_feed(table, [table.empty] + [table.image] * 5)
+        feed.detector = make_detector("auto")
+        feed.resume(game)
+        scenes = [feed.next() for _ in range(6)]
+        scene, status = next((sc, st) for sc, st in scenes if sc is not None)
+        if resumed:
+            assert f"game resumed: 9 of its {len(at)} models found where they were kept" in status.message
+            assert sorted(m["id"] for m in scene["models"]) == sorted(m["id"] for m in kept["models"])
+        else:
+            assert "not this table" in status.message and "game resumed" not in status.message
+            assert all(m["id"].startswith("b") for m in scene["models"]) and len(scene["models"]) == len(at)

@@ -55,9 +55,9 @@ def load_deployment(path: str | Path, game: str) -> dict[str, Any]:
     return scene
 
 
-def lay_over(found: dict[str, Any], deployment: dict[str, Any]) -> Deployed:
-    """``found`` (the first frame analysed) with the ``deployment``'s ids, units and bases on the pieces under
-    the deployment's models; the camera's places and sigmas stay."""
+def found_under(found: dict[str, Any], deployment: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The ``deployment``'s models the camera found a piece under, by the index of that piece in ``found``'s
+    models: the nearest piece within each model's own base, nearest pairs first (bases cannot overlap)."""
     pairs = []
     for j, piece in enumerate(found["models"]):
         for model in deployment["models"]:
@@ -72,6 +72,15 @@ def lay_over(found: dict[str, Any], deployment: dict[str, Any]) -> Deployed:
         if j not in named and mid not in taken:
             named[j] = by_id[mid]
             taken.add(mid)
+    return named
+
+
+def lay_over(found: dict[str, Any], deployment: dict[str, Any]) -> Deployed:
+    """``found`` (the first frame analysed) with the ``deployment``'s ids, units and bases on the pieces under
+    the deployment's models; the camera's places and sigmas stay."""
+    named = found_under(found, deployment)
+    taken = {m["id"] for m in named.values()}
+    by_id = {m["id"]: m for m in deployment["models"]}
     scene = copy.deepcopy(found)
     models, unnamed = [], []
     for j, piece in enumerate(scene["models"]):

@@ -10,6 +10,7 @@ unit's latest move goes into the scene's ``history`` as the rules read it.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +82,17 @@ class IdentifiedScenes:
         if moves:
             out["history"] = out.get("history", []) + moves
         return out, update
+
+    def resume(self, kept: dict[str, Any]) -> None:
+        """Go on with a game kept earlier (the page's saved scene after a restart: its ids, units and places are the
+        game's): the next analysed scene is matched to it as a later frame of the same game, not taken as a new
+        deployment, so the players' corrections, which name the models, stay on them. What moved while no one
+        watched is matched as any move is (not told which unit); a model not found is asked about."""
+        self.first = copy.deepcopy(kept)
+        self.tracker = IdentityTracker.from_scene(kept)
+        self.tracker.placeholder_units = placeholder_units(kept)
+        # (a piece that turns up from now on gets a new id the kept game has not used)
+        self.added = max((int(m["id"][3:]) for m in kept["models"] if re.fullmatch(r"new\d+", str(m["id"]))), default=0)
 
     def _adopt(self, detection: dict[str, Any], scene: dict[str, Any]) -> None:
         """A piece no known model accounts for, kept as a model of the game from now on."""

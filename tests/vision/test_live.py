@@ -1337,20 +1337,11 @@ def test_a_casualty_does_not_come_back_on_a_second_read_of_a_moving_models_base(
     # bases 0.82" apart would overlap by 0.44": the second piece is no room for b3, and no 3.6" move of b3 is
     # recorded. It is b2's base read twice, no new piece to ask the players about (seen in a rendered game, seed 90:
     # a 32 mm base read as two 25 mm pieces, the second one in every frame after).
-    scene = {
-        "format": "tablesight-scene/1",
-        "units": [{"id": "b", "player": "blue"}],
-        "models": [
-            {"id": "b1", "unit": "b", "base": "32", "x": 10.0, "y": 20.0},
-            {"id": "b2", "unit": "b", "base": "32", "x": 11.5, "y": 20.0},
-            {"id": "b3", "unit": "b", "base": "32", "x": 13.0, "y": 20.0},
-        ],
-    }
-    tracker = IdentityTracker.from_scene(scene)
-    stood = [piece((10.0, 20.0), "32", "blue"), piece((11.5, 20.0), "32", "blue")]
+    tracker = _one_unit("b", "32", {"b1": (10.0, 20.0), "b2": (11.5, 20.0), "b3": (13.0, 20.0)})
+    stood = [piece((10.0, 20.0), "32"), piece((11.5, 20.0), "32")]
     assert tracker.update(stood).vanished == ("b3",)
     tracker.update(stood)
-    moved = [piece((13.0, 18.0), "32", "blue"), piece((14.5, 18.0), "32", "blue"), piece((15.3, 18.2), "32", "blue")]
+    moved = [piece((13.0, 18.0), "32"), piece((14.5, 18.0), "32"), piece((15.3, 18.2), "32")]
     update = tracker.update(moved, active_unit="b" if told else None)
     assert update.returned == () and update.vanished == ("b3",) and tracker.models["b3"].gone
     assert sorted(mv.model for mv in update.moves) == ["b1", "b2"]
@@ -1363,15 +1354,10 @@ def test_a_second_read_of_a_models_base_is_no_new_model_but_a_piece_put_down_tou
     # overlapping a model's piece by more than the jitter is that model's base read again, not a model the page should
     # add (IdentifiedScenes adopts each piece no model accounts for as new1, ...). One put down base to base with it
     # (reinforcements, say) is a new piece, and the players are asked about it.
-    scene = {
-        "format": "tablesight-scene/1",
-        "units": [{"id": "b", "player": "blue"}],
-        "models": [{"id": "b1", "unit": "b", "base": "32", "x": 10.0, "y": 20.0}],
-    }
-    tracker = IdentityTracker.from_scene(scene)
-    doubled = tracker.update([piece((10.0, 20.0), "32", "blue"), piece((10.8, 20.2), "25", "blue")])
+    tracker = _one_unit("b", "32", {"b1": (10.0, 20.0)})
+    doubled = tracker.update([piece((10.0, 20.0), "32"), piece((10.8, 20.2), "25")])
     assert doubled.unexplained == () and not doubled.desync and doubled.moves == ()
-    touching = tracker.update([piece((10.0, 20.0), "32", "blue"), piece((11.13, 20.0), "25", "blue")])
+    touching = tracker.update([piece((10.0, 20.0), "32"), piece((11.13, 20.0), "25")])
     assert touching.unexplained == (1,) and any("match no known model" in text for text in touching.messages)
     assert (tracker.models["b1"].x, tracker.models["b1"].y) == (10.0, 20.0)
 

@@ -1424,40 +1424,45 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
     return with_mates
 
 
+def _overlapping(a: dict[str, Any], base_a: str, b: dict[str, Any], base_b: str) -> bool:
+    """Whether pieces ``a`` and ``b``, on bases ``base_a`` and ``base_b``, overlap by more than ``STAY_IN``, as their
+    bases' narrow semi-axes tell: two bases cannot overlap, and a crowded piece is read off by less."""
+    room_in = min(base_semi_axes_in(base_a)) + min(base_semi_axes_in(base_b)) - STAY_IN
+    return math.hypot(a["x"] - b["x"], a["y"] - b["y"]) < room_in
+
+
 def _crowded_returns(models: dict[str, Tracked], detections: list[dict[str, Any]], matched: dict[str, int]) -> set[str]:
-    """The models picked up earlier (``gone``) matched to a piece that overlaps the piece of a model on the table by
-    more than ``STAY_IN``, as their bases' narrow semi-axes tell (bases cannot overlap; a crowded piece is read off by
-    less)."""
-    crowded = set()
-    for mid, j in matched.items():
-        if not models[mid].gone:
-            continue
-        own = detections[j]
-        for oid, k in matched.items():
-            if oid == mid or models[oid].gone:
-                continue
-            apart_in = math.hypot(own["x"] - detections[k]["x"], own["y"] - detections[k]["y"])
-            if apart_in < min(base_semi_axes_in(models[mid].base)) + min(base_semi_axes_in(models[oid].base)) - STAY_IN:
-                crowded.add(mid)
-    return crowded
+    """The models picked up earlier (``gone``) matched to a piece that overlaps (``_overlapping``, by their known
+    bases) the piece of a model on the table."""
+    return {
+        mid
+        for mid, j in matched.items()
+        if models[mid].gone
+        and any(
+            oid != mid
+            and not models[oid].gone
+            and _overlapping(detections[j], models[mid].base, detections[k], models[oid].base)
+            for oid, k in matched.items()
+        )
+    }
 
 
 def _second_reads(
     models: dict[str, Tracked], detections: list[dict[str, Any]], matched: dict[str, int], used: set[int]
 ) -> set[int]:
-    """The pieces no model took that overlap the piece of a model on the table by more than ``STAY_IN``, as that
-    model's known base and the piece's size as read tell (their narrow semi-axes): the model's base read twice, a
-    part of it or of its figure read as a base beside it (bases cannot overlap), not a new model. Seen in a rendered
-    game (seed 90): a 32 mm base read as two 25 mm pieces 0.85" apart, the second one in every frame after."""
-    doubles = set()
-    for j, d in enumerate(detections):
-        if j in used:
-            continue
-        for mid, k in matched.items():
-            room_in = min(base_semi_axes_in(models[mid].base)) + min(base_semi_axes_in(str(d["base"]))) - STAY_IN
-            if not models[mid].gone and math.hypot(d["x"] - detections[k]["x"], d["y"] - detections[k]["y"]) < room_in:
-                doubles.add(j)
-    return doubles
+    """The pieces no model took that overlap (``_overlapping``: that model's known base, the piece's size as read)
+    the piece of a model on the table: the model's base read twice, a part of it or of its figure read as a base
+    beside it, not a new model. Seen in a rendered game (seed 90): a 32 mm base read as two 25 mm pieces 0.85" apart,
+    the second one in every frame after."""
+    return {
+        j
+        for j, d in enumerate(detections)
+        if j not in used
+        and any(
+            not models[mid].gone and _overlapping(d, str(d["base"]), detections[k], models[mid].base)
+            for mid, k in matched.items()
+        )
+    }
 
 
 def _take_cheapest(

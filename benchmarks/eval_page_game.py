@@ -37,7 +37,7 @@ from geometry.shapes import base_semi_axes_in
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
 from vision.synth.table import render_table
-from web.app import read_frame
+from web.app import read_frame, start_session
 from web.camera_feed import CameraFeed
 from web.corrections import check_roster_correction
 from web.session import GameSession
@@ -55,6 +55,13 @@ def main() -> None:
     parser.add_argument("--trace", action="store_true", help="at the end, the model-frames each model's id was off")
     parser.add_argument(
         "--jitter", type=float, default=0.0, help="inches (1 sigma) each model is put down off its unit's shift"
+    )
+    parser.add_argument(
+        "--restart",
+        type=int,
+        default=None,
+        help="the page is restarted (a new feed, the game resumed from its file) before this activation (1: the "
+        "first), which the players play while it is down",
     )
     add_terrain_option(parser)
     args = parser.parse_args()
@@ -80,16 +87,20 @@ def main() -> None:
 
     detector = make_detector("auto")
     terrain = players_terrain(args.terrain, scene, detector, first.empty, calibrate(first.empty, first.layout, lens))
-    feed = CameraFeed(
-        lambda: IteratorSource(frames()),
-        first.layout,
-        "scripted camera",
-        GAME,
-        lens,
-        players,
-        detector,
-        terrain=terrain,
-    )
+
+    def camera() -> CameraFeed:
+        return CameraFeed(
+            lambda: IteratorSource(frames()),
+            first.layout,
+            "scripted camera",
+            GAME,
+            lens,
+            players,
+            detector,
+            terrain=terrain,
+        )
+
+    feed = camera()
     folder = Path(tempfile.mkdtemp(prefix="page-game-"))
     session = GameSession(GameStore(folder / "game.sqlite"), feed.empty_scene())
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
@@ -163,10 +174,24 @@ def main() -> None:
         show(first.image, False)
     deploy()
     errors, starts_off = [], []
-    for _, unit, positions in activations:
+    for k, (_, unit, positions) in enumerate(activations, 1):
         ids = [m for m, u in unit_of.items() if u == unit]
         before = dict(truth)
-        for step in move_steps(ids, before, positions, args.model_at_a_time):
+        if k == args.restart:  # the server stops; the players play this activation; it starts again on the file
+            session.store.close()
+            truth = {i: positions.get(i, xy) for i, xy in truth.items()}
+            table_now = render_table(args.seed, GAME, hard="crowded", models_at=truth).image
+            shown.append(table_now)
+            feed = camera()
+            session = start_session(GameStore(folder / "game.sqlite"), feed)
+            for _ in range(3 * args.still_frames):  # the set-up on a table with models on it, then the gate
+                show(table_now, False)
+                if any(w in session.camera.message for w in ("game resumed", "named afresh")):
+                    break
+            told = [w for w in session.camera.message.split("; ") if "resumed" in w or "afresh" in w]
+            print(f"  restarted before activation {k} ({unit} moved while the page was down): {told}")
+        steps = [] if k == args.restart else move_steps(ids, before, positions, args.model_at_a_time)
+        for step in steps:
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
                 args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step), hand_at=centre

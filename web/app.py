@@ -182,17 +182,26 @@ def read_frame(feed: Feed, session: GameSession, adapting: RefinerAdapting | Non
         session.set_camera(camera)
 
 
-def create_app(config: ServerConfig) -> FastAPI:
-    store = GameStore(config.db_path)
-    feed = config.feed_factory()
+def start_session(store: GameStore, feed: Feed) -> GameSession:
+    """The page's game at the server's start: the store's active game resumed (a restart mid-game), or a new one
+    on the feed's first frame. A camera goes on with a resumed game's ids (``CameraFeed.resume``): the players'
+    corrections name its models by them. (Also what benchmarks/eval_page_game.py restarts a scripted game with.)"""
     first, status = feed.next()
     session = GameSession(store, first if first is not None else feed.empty_scene())
-    if session.resumed and first is None and hasattr(feed, "resume"):  # a restart mid-game: go on with its ids
-        feed.resume(session.scene.to_dict())
+    if session.resumed and first is None and hasattr(feed, "resume"):
+        added = [str(c["model"].get("id")) for c in session.corrections if c.get("op") == "add" and "model" in c]
+        feed.resume(session.scene.to_dict(), added)
     if first is not None:
         session.set_base(first, status)
     else:
         session.set_camera(status)
+    return session
+
+
+def create_app(config: ServerConfig) -> FastAPI:
+    store = GameStore(config.db_path)
+    feed = config.feed_factory()
+    session = start_session(store, feed)
     hub = Hub()
     changed = asyncio.Event()
     flux = config.flux_factory() if config.flux_factory is not None else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,16 +71,18 @@ class CameraFeed:
         self.set_up = False  # the first good frame sets up; its reference may be None (vision/live/setup.py)
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.kept: dict[str, Any] | None = None  # the game kept before a restart, to go on with (resume)
+        self.kept_placed: tuple[str, ...] = ()  # ...and the models in it that the players added
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
         self.camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
 
-    def resume(self, kept: dict[str, Any]) -> None:
-        """The page's game kept before a restart (its current scene): the first frame analysed goes on with it, its
-        ids on the pieces where its models stand (IdentifiedScenes.resume), instead of naming the pieces afresh
-        as a new deployment. The players' corrections name models by those ids."""
+    def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
+        """The page's game kept before a restart (its current scene; ``placed``: the models in it the players added):
+        the first frame analysed goes on with it, its ids on the pieces where its models stand
+        (IdentifiedScenes.resume), instead of naming the pieces afresh as a new deployment. The players'
+        corrections name models by those ids."""
         if kept.get("models") and self.identified.tracker is None:
-            self.kept = copy.deepcopy(kept)
+            self.kept, self.kept_placed = copy.deepcopy(kept), tuple(placed)
 
     def _go_on(self, found: dict[str, Any]) -> str:
         """What the players are told of the game kept (``resume``), now that the first frame is analysed: gone on
@@ -93,7 +95,7 @@ class CameraFeed:
                 f"the game kept has {total} models, {standing} of them where the camera finds a piece: not this "
                 "table, so its pieces are named afresh"
             )
-        self.identified.resume(kept)
+        self.identified.resume(kept, self.kept_placed)
         return f"game resumed: {standing} of its {total} models found where they were kept"
 
     def use_refiner(self, refiner_path: Path | None) -> None:

@@ -83,14 +83,21 @@ class IdentifiedScenes:
             out["history"] = out.get("history", []) + moves
         return out, update
 
-    def resume(self, kept: dict[str, Any]) -> None:
+    def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
         """Go on with a game kept earlier (the page's saved scene after a restart: its ids, units and places are the
         game's): the next analysed scene is matched to it as a later frame of the same game, not taken as a new
         deployment, so the players' corrections, which name the models, stay on them. What moved while no one
-        watched is matched as any move is (not told which unit); a model not found is asked about."""
+        watched is matched as any move is (not told which unit); a model not found is asked about.
+        ``placed``: the models the players added (the camera had missed them): tracked again as ones the players
+        placed, from where the kept scene has them (moved with their unit since, say), as ``take_units`` adopts them."""
         self.first = copy.deepcopy(kept)
         self.tracker = IdentityTracker.from_scene(kept)
         self.tracker.placeholder_units = placeholder_units(kept)
+        for mid in placed:
+            if mid in self.tracker.models:
+                model = self.tracker.models[mid]
+                model.lost = model.gone = model.placed = True
+                self.placed.add(mid)
         # (a piece that turns up from now on gets a new id the kept game has not used)
         self.added = max((int(m["id"][3:]) for m in kept["models"] if re.fullmatch(r"new\d+", str(m["id"]))), default=0)
 

@@ -97,6 +97,14 @@ def _safe_rulings(make: Any) -> tuple[list[Ruling], list[str]]:
         return [], [str(error)]
 
 
+def _moves_seen(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The units with a move record in ``after``'s history that ``before``'s lacks: the camera saw them move."""
+    old = before.get("history", [])
+    return sorted(
+        {str(e.get("unit")) for e in after.get("history", []) if e.get("event") in MOVE_EVENTS and e not in old}
+    )
+
+
 def _last_move(scene: Scene, system: Any, unit_id: str) -> dict[str, Any] | None:
     """The unit's latest move in the scene's history (the camera records them), where each model started,
     and the rules' word on it."""
@@ -204,9 +212,14 @@ class GameSession:
                 self.problems = [f"frame not used: {error}"]
                 self._refresh()
                 return
+            moved = _moves_seen(self.base, scene)
             self.base, self._scene, self.skipped, self.problems = copy.deepcopy(scene), built, skipped, []
             self._refresh()
-            if time.monotonic() - self._last_snapshot_at > AUTO_SNAPSHOT_S:
+            # Kept at each move the camera records, too: a restart goes on from the table as last seen
+            # (CameraFeed.resume), and a table a minute old may have most units moved since.
+            if moved:
+                self.snapshot(f"seen moving: {', '.join(moved)}")
+            elif time.monotonic() - self._last_snapshot_at > AUTO_SNAPSHOT_S:
                 self.snapshot("as seen")
 
     def set_camera(self, camera: CameraStatus) -> None:

@@ -140,6 +140,13 @@ def move_steps(
     return [[i] for i in sorted(ids, key=lambda i: -float(np.dot(before[i], shift)))]
 
 
+def casualty(on_table: dict[str, tuple[float, float]], unit_of: dict[str, str]) -> str:
+    """The model removed as a casualty at a round's start: the last of the biggest unit still on the table."""
+    alive = {u: [m for m in on_table if unit_of[m] == u] for u in set(unit_of.values())}
+    biggest = max(sorted(alive), key=lambda u: len(alive[u]))
+    return sorted(alive[biggest])[-1]
+
+
 def add_terrain_option(parser: argparse.ArgumentParser) -> None:
     """``--terrain``: the terrain the players give each analysis (``players_terrain``)."""
     parser.add_argument(
@@ -423,9 +430,8 @@ def main() -> None:
     for rnd, unit, positions in activations:
         if args.casualties and rnd > casualty_round:  # a round begins: one casualty is removed (lifted by a hand)
             casualty_round = rnd
-            alive = {u: [m for m in truth if unit_of[m] == u] for u in set(unit_of.values())}
-            biggest = max(sorted(alive), key=lambda u: len(alive[u]))
-            dead = sorted(alive[biggest])[-1]
+            dead = casualty(truth, unit_of)
+            biggest = unit_of[dead]
             hand = render_table(
                 args.seed,
                 GAME,

@@ -11,9 +11,11 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
   own piece of the table the page last analysed;
 - moves: each unit's last move as the page records it (``last_move``: where each model stood when the unit was
   activated) against the truth, and each model's length moved, start to where the page shows it now;
-- hands: no update while a hand is over the table.
+- hands: no update while a hand is over the table;
+- casualties (``--casualties``): a model removed from the table at a round's start, which the players leave to the
+  page, is not shown standing on another model's piece.
 
-Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--terrain found|true|none]``.
+Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--terrain found|true|none]``.
 Seeded; a few minutes.
 """
 
@@ -28,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
-from eval_live_game import GAME, add_terrain_option, move_steps, players_terrain, script
+from eval_live_game import GAME, add_terrain_option, casualty, move_steps, players_terrain, script
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
@@ -63,6 +66,18 @@ def main() -> None:
         help="the page is restarted (a new feed, the game resumed from its file) before this activation (1: the "
         "first), which the players play while it is down",
     )
+    parser.add_argument(
+        "--casualties",
+        action="store_true",
+        help="at the start of rounds 2-4 one model (of the biggest unit) is lifted off the table as a casualty",
+    )
+    parser.add_argument(
+        "--bump",
+        type=int,
+        default=None,
+        help="before this activation the camera is knocked: turned BUMP_DEG about its axis for the rest of the game",
+    )
+    parser.add_argument("--bump-deg", type=float, default=1.5)
     add_terrain_option(parser)
     args = parser.parse_args()
     started = time.perf_counter()
@@ -105,12 +120,18 @@ def main() -> None:
     session = GameSession(GameStore(folder / "game.sqlite"), feed.empty_scene())
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     page_id: dict[str, str] = {}  # true model -> the id the players gave it on the page
-    counts = {"model_frames": 0, "identity": 0, "hand_frames": 0, "false_updates": 0}
+    counts = {"model_frames": 0, "identity": 0, "hand_frames": 0, "false_updates": 0, "dead_frames": 0, "dead_shown": 0}
+    removed: set[str] = set()  # casualties, off the table
+    dead_on: dict[str, str] = {}  # casualty -> a model whose piece the page showed it on
     analysed = dict(truth)  # the table as the page last analysed it
     off: dict[str, int] = {}  # model -> frames its id was off
 
+    turn: list[np.ndarray] = []  # the knocked camera's roll, as an image rotation about the principal point
+
     def show(image: np.ndarray, hand: bool) -> None:
         nonlocal analysed
+        if turn:  # (a roll about the optical axis is exact through a lens whose distortion is radial)
+            image = cv2.warpAffine(image, turn[0], image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
         shown.append(np.clip(image + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
         del shown[:-1]
         base_before = json.dumps(session.base.get("models", []), sort_keys=True)
@@ -127,6 +148,15 @@ def main() -> None:
     def score() -> None:
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
         for mid, pid in page_id.items():
+            if mid not in analysed:  # a casualty off the table the page last analysed: its id must sit on no piece
+                counts["dead_frames"] += 1
+                if pid in at:
+                    counts["dead_shown"] += 1
+                    x, y = at[pid]
+                    on = [k for k, xy in analysed.items() if math.dist(xy, (x, y)) <= radius_of[k]]
+                    if on and mid not in dead_on:
+                        dead_on[mid] = on[0]
+                continue
             counts["model_frames"] += 1
             if pid not in at:
                 continue
@@ -174,13 +204,39 @@ def main() -> None:
         show(first.image, False)
     deploy()
     errors, starts_off = [], []
-    for k, (_, unit, positions) in enumerate(activations, 1):
-        ids = [m for m, u in unit_of.items() if u == unit]
+    casualty_round = 1
+    for k, (rnd, unit, positions) in enumerate(activations, 1):
+        if args.casualties and rnd > casualty_round:  # a round begins: a hand lifts one casualty off the table
+            casualty_round = rnd
+            dead = casualty(truth, unit_of)
+            lifted = frozenset(removed | {dead})
+            show(
+                render_table(
+                    args.seed, GAME, hard="crowded", models_at=truth, lifted=lifted, hand_at=truth[dead]
+                ).image,
+                True,
+            )
+            removed.add(dead)
+            del truth[dead]
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            for _ in range(args.still_frames):
+                show(still.image, False)
+        if k == args.bump:  # knocked between activations: the page must recalibrate and keep every id
+            turn.append(cv2.getRotationMatrix2D(tuple(first.camera.K[:2, 2]), args.bump_deg, 1.0))
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            said = []
+            for _ in range(3 * args.still_frames):
+                show(still.image, False)
+                said += [session.camera.message] if session.camera.message not in said else []
+            print(f"  camera knocked {args.bump_deg} deg before activation {k}: {said}")
+        ids = [m for m, u in unit_of.items() if u == unit and m not in removed]
+        if not ids:
+            continue
         before = dict(truth)
         if k == args.restart:  # the server stops; the players play this activation; it starts again on the file
             session.store.close()
             truth = {i: positions.get(i, xy) for i, xy in truth.items()}
-            table_now = render_table(args.seed, GAME, hard="crowded", models_at=truth).image
+            table_now = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed)).image
             shown.append(table_now)
             feed = camera()
             session = start_session(GameStore(folder / "game.sqlite"), feed)
@@ -194,11 +250,11 @@ def main() -> None:
         for step in steps:
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
-                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step), hand_at=centre
+                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre
             )
             show(hand.image, True)
             truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth)
+            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(still.image, False)
         move = session.unit_info(unit).get("last_move") or {}
@@ -225,6 +281,11 @@ def main() -> None:
     )
     print(f'  starts within 0.05" of where the model stood: {sum(o <= 0.05 for o in starts_off)}/{len(starts_off)}')
     print(f"hands over the table: {counts['hand_frames']} frames, {counts['false_updates']} false updates (target 0)")
+    if args.casualties:
+        print(
+            f"casualties {sorted(removed)}: shown in {counts['dead_shown']} of {counts['dead_frames']} model-frames "
+            f"after their removal; on another model's piece: {dead_on or 'never'}"
+        )
     if args.trace:
         added = [m for m, pid in page_id.items() if pid.startswith("p-")]
         print(f"  ids off, model-frames by model: {dict(sorted(off.items()))}; added by the players: {added}")

@@ -78,6 +78,9 @@ def main() -> None:
         help="before this activation the camera is knocked: turned BUMP_DEG about its axis for the rest of the game",
     )
     parser.add_argument("--bump-deg", type=float, default=1.5)
+    parser.add_argument(
+        "--bump-in-move", action="store_true", help="the camera is knocked by the hand moving activation K's unit"
+    )
     add_terrain_option(parser)
     args = parser.parse_args()
     started = time.perf_counter()
@@ -127,6 +130,7 @@ def main() -> None:
     off: dict[str, int] = {}  # model -> frames its id was off
 
     turn: list[np.ndarray] = []  # the knocked camera's roll, as an image rotation about the principal point
+    knocked_said: list[str] = []  # what the page said of its camera once it was knocked
 
     def show(image: np.ndarray, hand: bool) -> None:
         nonlocal analysed
@@ -136,6 +140,8 @@ def main() -> None:
         del shown[:-1]
         base_before = json.dumps(session.base.get("models", []), sort_keys=True)
         read_frame(feed, session)
+        if turn and session.camera.message not in knocked_said[-1:]:
+            knocked_said.append(session.camera.message)
         updated = json.dumps(session.base.get("models", []), sort_keys=True) != base_before  # a new analysis
         if hand:
             counts["hand_frames"] += 1
@@ -221,14 +227,12 @@ def main() -> None:
             still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(still.image, False)
-        if k == args.bump:  # knocked between activations: the page must recalibrate and keep every id
+        if k == args.bump:  # knocked between activations (or by the move's hand): the page recalibrates, ids kept
             turn.append(cv2.getRotationMatrix2D(tuple(first.camera.K[:2, 2]), args.bump_deg, 1.0))
+        if k == args.bump and not args.bump_in_move:
             still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
-            said = []
             for _ in range(3 * args.still_frames):
                 show(still.image, False)
-                said += [session.camera.message] if session.camera.message not in said else []
-            print(f"  camera knocked {args.bump_deg} deg before activation {k}: {said}")
         ids = [m for m, u in unit_of.items() if u == unit and m not in removed]
         if not ids:
             continue
@@ -281,6 +285,9 @@ def main() -> None:
     )
     print(f'  starts within 0.05" of where the model stood: {sum(o <= 0.05 for o in starts_off)}/{len(starts_off)}')
     print(f"hands over the table: {counts['hand_frames']} frames, {counts['false_updates']} false updates (target 0)")
+    if args.bump is not None:
+        when = "by the hand moving" if args.bump_in_move else "before"
+        print(f"camera knocked {args.bump_deg} deg {when} activation {args.bump}; the page said: {knocked_said[:6]}")
     if args.casualties:
         print(
             f"casualties {sorted(removed)}: shown in {counts['dead_shown']} of {counts['dead_frames']} model-frames "

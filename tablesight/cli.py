@@ -747,7 +747,7 @@ def cmd_train_card_finder(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from vision.analyze import make_detector
     from vision.hex_mat import parse_hex_mat
-    from vision.live.deployment import load_deployment
+    from vision.live.deployment import load_deployment, load_kept
     from vision.live.sources import is_live, open_source
     from vision.live.watch import watch
 
@@ -759,6 +759,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     detector = make_detector("auto", args.model, args.refiner)
     # a bad file fails here, clearly, before the camera is opened for the game
     deployment = load_deployment(args.deployment, args.game) if args.deployment else None
+    kept = load_kept(args.keep, args.game) if args.keep else None
     terrain = _terrain_file(args.terrain) if args.terrain else None
     events = watch(
         lambda: open_source(args.source, size_px),
@@ -775,6 +776,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         settle_set_up=live,  # a recording's first frame is its set-up
         deployment=deployment,
         terrain=terrain,
+        kept=kept,
+        keep=(lambda scene: scene.save(args.keep)) if args.keep else None,  # atomic: a crash keeps the last whole one
     )
     for event in events:
         print(event.json_line() if args.json else event.text(), flush=True)
@@ -1328,6 +1331,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the players' units: a scene file with each model's unit (the page's game export, or analyze --json's "
         "scene with the units filled in), laid over the first frame read; without it each player's models are one lump",
+    )
+    wt.add_argument(
+        "--keep",
+        default=None,
+        metavar="FILE",
+        help="keep the game in FILE (a scene: ids, units, each move; written after each analysed frame); started "
+        "again with a FILE that holds a game, watch goes on with it where its models stand on the table",
     )
     wt.add_argument(
         "--terrain",

@@ -28,7 +28,7 @@ from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.appearance import figure_looks
-from vision.live.deployment import found_under
+from vision.live.deployment import go_on_with
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
@@ -89,14 +89,7 @@ class CameraFeed:
         with where at least half its models stand on a piece the camera found, else another table's, not used."""
         assert self.kept is not None
         kept, self.kept = self.kept, None
-        standing, total = len(found_under(found, kept)), len(kept["models"])
-        if standing * 2 < total:
-            return (
-                f"the game kept has {total} models, {standing} of them where the camera finds a piece: not this "
-                "table, so its pieces are named afresh"
-            )
-        self.identified.resume(kept, self.kept_placed)
-        return f"game resumed: {standing} of its {total} models found where they were kept"
+        return go_on_with(self.identified, found, kept, self.kept_placed)
 
     def use_refiner(self, refiner_path: Path | None) -> None:
         """Read the table with this base refiner from the next frame on (web/refiner_adapting.py); None: the

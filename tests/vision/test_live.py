@@ -2108,6 +2108,66 @@ def test_watch_given_the_players_deployment_names_each_move_by_its_model_and_uni
     assert not {m["model"] for m in lumped} & set(truth)
 
 
+def test_watch_started_again_with_its_kept_game_goes_on_with_the_players_units(tmp_path: Path) -> None:
+    # Issue 7: "Players assign units once (at deployment) and the assignment survives the game". A watch stopped
+    # mid-game (Ctrl-C, the laptop's lid) and started again named every piece afresh: the players' units were
+    # lost, and the next move was printed as a lump's. With --keep it goes on with the game kept, as the page does
+    # after a restart (docs/live.md, session 85). Focal Point, Turn Structure: "Players alternate activating one
+    # formation at a time"; a move is the formation's, by its name.
+    from calibration.lens import LensModel
+    from tablesight.scene import Scene, SceneError
+    from vision.live.deployment import load_kept
+    from vision.live.watch import watch
+    from vision.synth.table import render_table
+
+    table = render_table(21, hard="none")
+    truth = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    left = {mid: ((x - 3.0, y) if mid.startswith("u1m") else (x, y)) for mid, (x, y) in truth.items()}
+    up = {mid: ((x, y + 3.0) if mid.startswith("u1m") else (x, y)) for mid, (x, y) in left.items()}
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    kept_file = tmp_path / "game.json"
+
+    def run(frames: list[np.ndarray], **options: Any) -> tuple[list[Any], list[dict[str, Any]]]:
+        folder = tmp_path / f"frames{len(list(tmp_path.glob('frames*')))}"
+        folder.mkdir()
+        for k, frame in enumerate(frames):
+            cv2.imwrite(str(folder / f"{k:03d}.png"), frame)
+        source = lambda: FolderSource(folder)  # noqa: E731
+        events = list(watch(source, table.layout, "focal-point", lens, players, None, 5, **options))
+        return events, [e.payload for e in events if e.kind == "move"]
+
+    def keep(scene: Scene) -> None:
+        scene.save(kept_file)
+
+    first = [table.empty] + [table.image] * 4 + [render_table(21, hard="none", models_at=left).image] * 4
+    _, moved = run(first, deployment=copy.deepcopy(table.scene), keep=keep)
+    assert sorted(m["model"] for m in moved) == ["u1m1", "u1m2", "u1m4"]
+    kept = load_kept(kept_file, "focal-point")
+    assert kept is not None and {m["id"]: m["unit"] for m in kept["models"]}["u1m2"] == "u1"
+    # Started again on the table as it stands (no empty table to set up from), then u1 moves 3" up.
+    again = [render_table(21, hard="none", models_at=left).image] * 5 + [
+        render_table(21, hard="none", models_at=up).image
+    ] * 4
+    events, moved = run(again, kept=kept, keep=keep)
+    said = [e.payload["message"] for e in events if e.kind == "status"]
+    assert "game resumed: 9 of its 9 models found where they were kept" in said, said
+    assert sorted((m["model"], m["unit"]) for m in moved) == [("u1m1", "u1"), ("u1m2", "u1"), ("u1m4", "u1")]
+    for move in moved:
+        assert move["length_in"] == pytest.approx(3.0, abs=0.1)
+        assert math.dist(move["from"], left[move["model"]]) <= 0.1
+    now = {m["id"]: (m["x"], m["y"]) for m in (load_kept(kept_file, "focal-point") or {})["models"]}
+    assert all(math.dist(now[mid], up[mid]) <= 0.1 for mid in truth)  # the file follows the game
+    # Without the kept game: the pieces are named afresh, the move is a player's lump's.
+    _, lumped = run(again)
+    assert {m["unit"] for m in lumped} == {"red-found"} and not {m["model"] for m in lumped} & set(truth)
+    # A kept file that is no scene of the game says so, naming it.
+    kept_file.write_text('{"game": "focal-point", "models": 3}')
+    with pytest.raises(SceneError, match="game.json"):
+        load_kept(kept_file, "focal-point")
+    assert load_kept(tmp_path / "none.json", "focal-point") is None  # no file yet: a new game
+
+
 def test_watch_given_the_tables_terrain_measures_a_move_off_a_hill_from_the_hilltop(tmp_path: Path) -> None:
     # Issue 7, "every move recorded with its length": a unit standing on a 2" hill walks 6.5" off it. The camera
     # sees each base's top, 2" higher there than on the mat, moved away from it by parallax; only given the hill

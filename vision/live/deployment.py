@@ -55,6 +55,35 @@ def load_deployment(path: str | Path, game: str) -> dict[str, Any]:
     return scene
 
 
+def load_kept(path: str | Path, game: str) -> dict[str, Any] | None:
+    """The game an earlier ``watch --keep`` kept in ``path`` (its last scene: ids, units, each move), checked as
+    a scene of ``game``; None where there is no such file yet (the game starts now). Errors name the file."""
+    if not Path(path).exists():
+        return None
+    data = read_json(path)
+    scene = Scene.from_dict(data, str(path)).to_dict()
+    if scene["game"] != game:
+        raise SceneError(str(path), [("game", f"the game kept is of {scene['game']!r}, the game watched is {game!r}")])
+    return scene
+
+
+def go_on_with(
+    identified: IdentifiedScenes, found: dict[str, Any], kept: dict[str, Any], placed: Sequence[str] = ()
+) -> str:
+    """A game kept before a restart (the page's saved scene, ``watch --keep``'s file) and the first frame analysed
+    since (``found``): gone on with (``IdentifiedScenes.resume``: its ids on the pieces where its models stand)
+    where at least half its models stand on a piece the camera found, else another table's, and not used. What
+    the players are told."""
+    standing, total = len(found_under(found, kept)), len(kept["models"])
+    if standing * 2 < total:
+        return (
+            f"the game kept has {total} models, {standing} of them where the camera finds a piece: not this "
+            "table, so its pieces are named afresh"
+        )
+    identified.resume(kept, placed)
+    return f"game resumed: {standing} of its {total} models found where they were kept"
+
+
 def found_under(found: dict[str, Any], deployment: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """The ``deployment``'s models the camera found a piece under, by the index of that piece in ``found``'s
     models: the nearest piece within each model's own base, nearest pairs first (bases cannot overlap)."""

@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
@@ -22,11 +22,14 @@ from vision.covered import describe
 from vision.detect_classical import Reference
 from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.appearance import figure_looks
-from vision.live.deployment import deploy
+from vision.live.deployment import deploy, go_on_with
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
 from vision.live.sources import FrameSource, ResilientSource
+
+if TYPE_CHECKING:
+    from tablesight.scene import Scene
 
 
 @dataclass
@@ -65,6 +68,8 @@ def watch(
     settle_set_up: bool = False,
     deployment: dict[str, Any] | None = None,
     terrain: list[dict[str, Any]] | None = None,
+    kept: dict[str, Any] | None = None,
+    keep: Callable[[Scene], None] | None = None,
 ) -> Iterator[Event]:
     """The first good frame is the set-up (calibration and the empty-table reference). ``detector``:
     make_detector's (default 'auto', the shipped networks; adapted ones from ``tablesight adapt``).
@@ -78,7 +83,11 @@ def watch(
     that moved together are matched as one unit: ``IdentityTracker.moved_blocks``), and no move is judged.
     ``terrain``: the table's pieces (``find-terrain --out``, kinds and heights given): a base on a hill is put on
     its top (``vision.analyze.ground_positions``) and the rulings see the terrain; None: the deployment file's
-    terrain, if it has any."""
+    terrain, if it has any. ``kept``: the game as an earlier watch kept it (``keep``'s last scene), gone on with
+    from the first frame analysed, its ids, units and moves, where its models stand on the table
+    (``go_on_with``; before ``deployment``, which lays over only a game not gone on with). ``keep``: given each
+    scene analysed, with its ids and moves, to keep the game (``tablesight watch --keep FILE``); a failure to keep
+    it is said, and the game goes on."""
     from rules.common import QuestionError
     from rules.profiles import profile_for
     from rules.systems import SYSTEMS
@@ -223,7 +232,10 @@ def watch(
                 yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
                 last_covered = covered
             looks = figure_looks(status.frame, calib.frame, result.scene["models"])
-            if deployment is not None and deploying:  # the players' units on the first frame
+            if deploying and kept is not None:  # a restart: the game kept goes on, where its models stand
+                yield Event("status", {"message": go_on_with(identified, result.scene, kept), "stale": False})
+                kept = None
+            if deployment is not None and identified.tracker is None:  # the players' units on the first frame
                 found, notes = deploy(identified, result.scene, deployment, looks)
                 update = None
                 for note in notes:
@@ -249,6 +261,11 @@ def watch(
             except SceneError as error:
                 yield Event("desync", {"message": f"the frame could not be turned into a scene: {error}"})
                 continue
+            if keep is not None:
+                try:
+                    keep(scene)
+                except OSError as error:  # a full disk, a folder gone: the game goes on, unkept, and says so
+                    yield from said_once(f"the game could not be kept: {error}")
             rulings = geometry_rulings(scene)
             now = {r.question: r.verdict.value for r in rulings}
             for ruling in rulings:

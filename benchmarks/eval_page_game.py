@@ -79,6 +79,13 @@ def main() -> None:
     )
     parser.add_argument("--bump-deg", type=float, default=1.5)
     parser.add_argument(
+        "--bump-covering",
+        type=int,
+        default=None,
+        metavar="MARKER",
+        help="the hand that knocks the camera lies over this calibration marker for a few frames",
+    )
+    parser.add_argument(
         "--bump-in-move", action="store_true", help="the camera is knocked by the hand moving activation K's unit"
     )
     add_terrain_option(parser)
@@ -229,6 +236,14 @@ def main() -> None:
                 show(still.image, False)
         if k == args.bump:  # knocked between activations (or by the move's hand): the page recalibrates, ids kept
             turn.append(cv2.getRotationMatrix2D(tuple(first.camera.K[:2, 2]), args.bump_deg, 1.0))
+        if k == args.bump and args.bump_covering is not None:
+            marker = next(m for m in first.layout.markers if m.id == args.bump_covering)
+            hand_at = (marker.x_in, marker.y_in)
+            over = render_table(
+                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed), hand_at=hand_at
+            )
+            for _ in range(3):
+                show(over.image, True)
         if k == args.bump and not args.bump_in_move:
             still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(3 * args.still_frames):

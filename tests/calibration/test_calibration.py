@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+import calibration.monitor
 from calibration.layout import Layout, LayoutError, MarkerPlacement
 from calibration.lens import LensError, LensModel
 from calibration.monitor import CalibrationMonitor
@@ -399,6 +400,42 @@ def test_monitor_steady_hidden_and_bumped(true_camera: Camera, texture: np.ndarr
     assert report.frame is not None
     assert real_error_in(report.frame, bumped, np.random.default_rng(6)) < 0.03
     assert monitor.update(np.zeros((0, 0), np.uint8)).stale
+
+
+def test_a_camera_knocked_while_a_hand_covers_a_marker_waits_for_it_before_recalibrating(
+    true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A player's hand knocks the camera and lies over marker 0. Recalibrated from the three markers left in view,
+    # the map was further off than from all four, and it stayed so for the rest of the game: the hidden marker
+    # had no patch to be checked by, so it never came back into the calibration.
+    turn = cv2.Rodrigues(np.array([0.004, 0.003, 0.0]))[0]
+    bumped = Camera(true_camera.K, np.asarray(DISTORTION), turn @ true_camera.R, turn @ true_camera.t, SIZE)
+    knocked = photograph(bumped, texture, seed=4)
+    hand_over_marker_0(knocked, bumped)
+    clear = photograph(bumped, texture, seed=5)
+    error_three = real_error_in(calibrate(knocked, LAYOUT, estimated_lens), bumped, np.random.default_rng(6))
+    error_four = real_error_in(calibrate(clear, LAYOUT, estimated_lens), bumped, np.random.default_rng(6))
+    assert error_three > 1.5 * error_four, (error_three, error_four)
+
+    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
+    monitor = CalibrationMonitor(LAYOUT, estimated_lens)
+    assert monitor.update(photograph(true_camera, texture, seed=1)).state == "calibrated"
+    for _ in range(2):  # the frames are not read while the map would come from fewer markers
+        report = monitor.update(knocked)
+        assert (report.state, report.frame, report.stale, report.hidden) == ("moved", None, True, (0,))
+        assert "markers 0 hidden: waiting for them to recalibrate" in report.message
+    report = monitor.update(clear)  # the hand lifted
+    assert report.state == "recalibrated" and report.frame is not None and report.frame.quality is not None
+    assert set(report.frame.quality.markers_used) == {0, 1, 2, 3}
+    assert real_error_in(report.frame, bumped, np.random.default_rng(6)) == pytest.approx(error_four, rel=0.2)
+    assert monitor.update(photograph(bumped, texture, seed=7)).state == "steady"
+
+    # A hand that stays (or a marker covered for good): after the wait, recalibrated from those in view, and said.
+    monitor = CalibrationMonitor(LAYOUT, estimated_lens)
+    monitor.update(photograph(true_camera, texture, seed=1))
+    states = [monitor.update(knocked) for _ in range(4)]
+    assert [r.state for r in states] == ["moved", "moved", "moved", "recalibrated"]
+    assert states[-1].frame is not None and "from markers 1, 2, 3 only" in states[-1].message
 
 
 def test_print_kit_pdf(tmp_path: Path) -> None:

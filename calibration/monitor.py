@@ -35,9 +35,8 @@ WAIT_ALL_MARKERS_FRAMES = 60
 
 @dataclass(frozen=True)
 class MonitorReport:
-    state: (
-        str  # "calibrated", "steady", "recalibrated", "moved" (waiting for markers), "markers-hidden", "uncalibrated"
-    )
+    # "calibrated", "steady", "recalibrated", "moved" (waiting for hidden markers), "markers-hidden", "uncalibrated"
+    state: str
     frame: TableFrame | None
     shifts_px: dict[int, float]
     hidden: tuple[int, ...]

@@ -2,7 +2,7 @@
 move recorded with the right length, does each activation start where its models stood (the move
 record the rules judge), and does nothing update while hands are over the table?
 
-Run: ``python benchmarks/eval_live_game.py [--rounds 4] [--seed 45] [--camera jpeg:50]``. Seeded; a few minutes (rendering).
+Run: ``python benchmarks/eval_live_game.py [--game focal-point] [--rounds 4] [--seed 45] [--camera jpeg:50]``. Seeded; a few minutes (rendering).
 
 The game: a crowded 44"x60" table (31 models in 9 units for seed 45). Each round every unit is
 activated in turn: a hand comes over the table and picks the unit's models up (one frame, models
@@ -147,6 +147,16 @@ def casualty(on_table: dict[str, tuple[float, float]], unit_of: dict[str, str]) 
     return sorted(alive[biggest])[-1]
 
 
+def add_game_option(parser: argparse.ArgumentParser) -> None:
+    """``--game``: whose table the scripted game is played on."""
+    parser.add_argument(
+        "--game",
+        default=GAME,
+        choices=("grinding-annihilation", "focal-point", "miniature-skirmish"),
+        help="whose table: 44x60 inches (the default), 24x24 or 36x36",
+    )
+
+
 def add_terrain_option(parser: argparse.ArgumentParser) -> None:
     """``--terrain``: the terrain the players give each analysis (``players_terrain``)."""
     parser.add_argument(
@@ -192,6 +202,7 @@ def main() -> None:
         help="frames of the still table after each move (at 30 fps a player's turn is hundreds; the gate waits 3)",
     )
     parser.add_argument("--trace", action="store_true", help="after each update, print the models whose id is off")
+    add_game_option(parser)
     parser.add_argument(
         "--camera",
         default=None,
@@ -240,6 +251,7 @@ def main() -> None:
     )
     add_terrain_option(parser)
     args = parser.parse_args()
+    game = args.game
     camera_rng = np.random.default_rng(args.seed + 2)
     camera = camera_spec(args.camera) if args.camera else None
 
@@ -248,7 +260,7 @@ def main() -> None:
         return seen_through(image, *camera, camera_rng) if camera else image
 
     start_time = time.perf_counter()
-    first = render_table(args.seed, GAME, hard="crowded")
+    first = render_table(args.seed, game, hard="crowded")
     scene = first.scene
     rng = np.random.default_rng(args.seed)
     activations = script(scene, args.rounds, rng, args.jitter)
@@ -265,7 +277,7 @@ def main() -> None:
     tracker_unit = {u: (f"{p}-found" if args.units_unassigned else u) for u, p in player_of_unit.items()}
     noise = np.random.default_rng(args.seed + 1)
     print(
-        f"{GAME} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
+        f"{game} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
         f"{len(activations)} activations over {args.rounds} rounds; detector {type(detector).__name__}"
         + (f"; camera {args.camera}" if args.camera else "")
         + ("; no lens file" if args.no_lens else "")
@@ -311,7 +323,7 @@ def main() -> None:
         t0 = time.perf_counter()
         deployment = tracker is None  # later frames: the tracker knows the sizes, as in watch and the page
         result = analyze(
-            photo, first.layout, None, frame, lens, GAME, players, terrain, reference, detector, deployment
+            photo, first.layout, None, frame, lens, game, players, terrain, reference, detector, deployment
         )
         analyse_ms.append((time.perf_counter() - t0) * 1e3)
         found = result.scene["models"]
@@ -434,7 +446,7 @@ def main() -> None:
             biggest = unit_of[dead]
             hand = render_table(
                 args.seed,
-                GAME,
+                game,
                 hard="crowded",
                 models_at=truth,
                 lifted=frozenset(removed | {dead}),
@@ -443,7 +455,7 @@ def main() -> None:
             show(noisy(hand.image), biggest, True)
             removed.add(dead)
             del truth[dead]
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             rim_in_view = dict(still.rim_visible)
             for _ in range(args.still_frames):
                 show(noisy(still.image), biggest, False)
@@ -457,11 +469,11 @@ def main() -> None:
         for step in move_steps(ids, before, positions, args.model_at_a_time):
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
-                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre
+                args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre
             )
             show(noisy(hand.image), unit, True)
             truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             rim_in_view = dict(still.rim_visible)
             for _ in range(args.still_frames):
                 show(noisy(still.image), unit, False)

@@ -15,7 +15,7 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
 - casualties (``--casualties``): a model removed from the table at a round's start, which the players leave to the
   page, is not shown standing on another model's piece.
 
-Run: ``python benchmarks/eval_page_game.py [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--terrain found|true|none]``.
+Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--terrain found|true|none]``.
 Seeded; a few minutes.
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from eval_live_game import GAME, add_terrain_option, casualty, move_steps, players_terrain, script
+from eval_live_game import add_game_option, add_terrain_option, casualty, move_steps, players_terrain, script
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
@@ -88,10 +88,12 @@ def main() -> None:
     parser.add_argument(
         "--bump-in-move", action="store_true", help="the camera is knocked by the hand moving activation K's unit"
     )
+    add_game_option(parser)
     add_terrain_option(parser)
     args = parser.parse_args()
+    game = args.game
     started = time.perf_counter()
-    first = render_table(args.seed, GAME, hard="crowded")
+    first = render_table(args.seed, game, hard="crowded")
     scene = first.scene
     activations = script(scene, args.rounds, np.random.default_rng(args.seed), args.jitter)
     lens = LensModel(first.camera.K, first.camera.dist, first.camera.size)
@@ -100,7 +102,7 @@ def main() -> None:
     radius_of = {m["id"]: base_semi_axes_in(m["base"])[1] for m in scene["models"]}
     noise = np.random.default_rng(args.seed + 1)
     print(
-        f"{GAME} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
+        f"{game} seed {args.seed}: {len(scene['models'])} models in {len(scene['units'])} units, "
         f"{len(activations)} activations over {args.rounds} rounds, through the page (not told which unit moves)"
     )
 
@@ -118,7 +120,7 @@ def main() -> None:
             lambda: IteratorSource(frames()),
             first.layout,
             "scripted camera",
-            GAME,
+            game,
             lens,
             players,
             detector,
@@ -190,7 +192,7 @@ def main() -> None:
         for player, colour in players.items():
             roster = {
                 "format": "tablesight-roster/1",
-                "game": GAME,
+                "game": game,
                 "player": {"id": player, "color": colour},
                 "units": [{"id": u["id"], "name": u["name"]} for u in scene["units"] if u["player"] == player],
             }
@@ -225,13 +227,13 @@ def main() -> None:
             lifted = frozenset(removed | {dead})
             show(
                 render_table(
-                    args.seed, GAME, hard="crowded", models_at=truth, lifted=lifted, hand_at=truth[dead]
+                    args.seed, game, hard="crowded", models_at=truth, lifted=lifted, hand_at=truth[dead]
                 ).image,
                 True,
             )
             removed.add(dead)
             del truth[dead]
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(still.image, False)
         if k == args.bump:  # knocked between activations (or by the move's hand): the page recalibrates, ids kept
@@ -240,12 +242,12 @@ def main() -> None:
             marker = next(m for m in first.layout.markers if m.id == args.bump_covering)
             hand_at = (marker.x_in, marker.y_in)
             over = render_table(
-                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed), hand_at=hand_at
+                args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed), hand_at=hand_at
             )
             for _ in range(3):
                 show(over.image, True)
         if k == args.bump and not args.bump_in_move:
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(3 * args.still_frames):
                 show(still.image, False)
         ids = [m for m, u in unit_of.items() if u == unit and m not in removed]
@@ -255,7 +257,7 @@ def main() -> None:
         if k == args.restart:  # the server stops; the players play this activation; it starts again on the file
             session.store.close()
             truth = {i: positions.get(i, xy) for i, xy in truth.items()}
-            table_now = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed)).image
+            table_now = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed)).image
             shown.append(table_now)
             feed = camera()
             session = start_session(GameStore(folder / "game.sqlite"), feed)
@@ -269,11 +271,11 @@ def main() -> None:
         for step in steps:
             centre = tuple(np.mean([truth[i] for i in step], axis=0))
             hand = render_table(
-                args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre
+                args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(step) | removed, hand_at=centre
             )
             show(hand.image, True)
             truth = {k: positions[k] if k in step else xy for k, xy in truth.items()}
-            still = render_table(args.seed, GAME, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(still.image, False)
         move = session.unit_info(unit).get("last_move") or {}

@@ -43,7 +43,7 @@ from vision.synth.table import render_table
 from web.app import read_frame, start_session
 from web.camera_feed import CameraFeed
 from web.corrections import check_roster_correction
-from web.session import GameSession
+from web.session import MOVE_EVENTS, GameSession
 from web.store import GameStore
 
 IDENTITY_RADIUS_IN = 0.25  # a model placed by the players at the deployment: this close to its piece
@@ -219,8 +219,19 @@ def main() -> None:
         show(first.image, False)
     deploy()
     errors, starts_off = [], []
+    spurious: list[tuple[int, str]] = []  # (activation, unit): another unit's move record changed during it
+
+    def move_records() -> dict[str, str]:
+        """Each unit's latest move record in the page's history (what the rules judge), as text."""
+        latest = {}
+        for event in session.base.get("history", []):
+            if event.get("event") in MOVE_EVENTS:
+                latest[str(event.get("unit"))] = json.dumps(event, sort_keys=True)
+        return latest
+
     casualty_round = 1
     for k, (rnd, unit, positions) in enumerate(activations, 1):
+        records_before = move_records()
         if args.casualties and rnd > casualty_round:  # a round begins: a hand lifts one casualty off the table
             casualty_round = rnd
             dead = casualty(truth, unit_of)
@@ -278,6 +289,8 @@ def main() -> None:
             still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(still.image, False)
+        records = move_records()
+        spurious += [(k, u) for u in sorted(records) if u != unit and records[u] != records_before.get(u)]
         move = session.unit_info(unit).get("last_move") or {}
         start = move.get("from", {})
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
@@ -302,6 +315,10 @@ def main() -> None:
     )
     print(f'  starts within 0.05" of where the model stood: {sum(o <= 0.05 for o in starts_off)}/{len(starts_off)}')
     print(f"hands over the table: {counts['hand_frames']} frames, {counts['false_updates']} false updates (target 0)")
+    print(
+        f"spurious moves (a unit's move record changed while another was activated): {len(spurious)}"
+        + (f": {spurious}" if spurious else "")
+    )
     if args.bump is not None:
         when = "by the hand moving" if args.bump_in_move else "before"
         print(f"camera knocked {args.bump_deg} deg {when} activation {args.bump}; the page said: {knocked_said[:6]}")

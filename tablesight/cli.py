@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import math
+import shutil
 import sys
 from collections.abc import Iterator, Sequence
 from importlib import resources
@@ -760,6 +761,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     # a bad file fails here, clearly, before the camera is opened for the game
     deployment = load_deployment(args.deployment, args.game) if args.deployment else None
     kept = load_kept(args.keep, args.game) if args.keep else None
+    if kept is not None:  # the game as it was stays beside it: should this table be another game's, it is overwritten
+        shutil.copyfile(args.keep, f"{args.keep}.bak")
     terrain = _terrain_file(args.terrain) if args.terrain else None
     events = watch(
         lambda: open_source(args.source, size_px),
@@ -1337,7 +1340,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="FILE",
         help="keep the game in FILE (a scene: ids, units, each move; written after each analysed frame); started "
-        "again with a FILE that holds a game, watch goes on with it where its models stand on the table",
+        "again with a FILE that holds a game, watch goes on with it where its models stand on the table (the file "
+        "as it was is copied to FILE.bak first)",
     )
     wt.add_argument(
         "--terrain",

@@ -99,6 +99,8 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         # ...and so is the table's terrain (find-terrain --out), whose hills put the bases on them right
         (["watch", "sample_images/games", "--terrain", "{missing}"], "{missing}: no such terrain file"),
         (["watch", "sample_images/games", "--terrain", "README.md"], "README.md: not JSON"),
+        (["watch", "sample_images/games", "--keep", "{broken}"], "models[0].base: '33' is not a known base size"),
+        (["watch", "sample_images/games", "--game", "onefinity", "--keep", "{scene}"], "the game kept is of"),
         (["serve", "--camera", "sample_images/games", "--terrain", "{missing}"], "{missing}: no such terrain file"),
     ],
 )
@@ -118,6 +120,17 @@ def test_errors_exit_2_with_a_message(
     assert code == 2
     assert out == ""
     assert message.format(missing=tmp_path / "missing.json") in err and err.startswith("tablesight: error: ")
+
+
+def test_watch_keeps_the_game_it_goes_on_with_beside_it_first(
+    capsys: pytest.CaptureFixture[str], spec_example: dict[str, Any], write_scene: Any
+) -> None:
+    # watch --keep overwrites FILE with the game it watches. Should the table be another game's (not gone on
+    # with), the game kept there would be lost: it is copied to FILE.bak before the first frame is read.
+    kept = write_scene(spec_example, "game.json")
+    code, _, err = run(capsys, "watch", "sample_images/games", "--keep", str(kept), "--max-frames", "1")
+    assert code == 0, err
+    assert Path(f"{kept}.bak").read_text(encoding="utf-8") == json.dumps(spec_example)
 
 
 def test_ambiguous_id_asks_for_a_kind(

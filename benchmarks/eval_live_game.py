@@ -36,7 +36,7 @@ from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.tracker import IdentityTracker
-from vision.synth.table import render_table
+from vision.synth.table import GAMES, HEX_MATS, render_table
 from vision.terrain import footprint_under, terrain_footprints
 
 GAME = "grinding-annihilation"
@@ -152,7 +152,7 @@ def add_game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
         default=GAME,
-        choices=("grinding-annihilation", "focal-point", "miniature-skirmish"),
+        choices=sorted(g for g in GAMES if g not in HEX_MATS),  # a hex mat's game moves by hexes, not by this script
         help="whose table: 44x60 inches (the default), 24x24 or 36x36",
     )
 

@@ -43,9 +43,7 @@ def load_deployment(path: str | Path, game: str) -> dict[str, Any]:
     if isinstance(data, dict) and data.get("format") == GAME_EXPORT:
         data = data.get("current_scene")
         source = f"{source} (current_scene)"
-    scene = Scene.from_dict(data, source).to_dict()
-    if scene["game"] != game:
-        raise SceneError(source, [("game", f"the deployment is of {scene['game']!r}, the game watched is {game!r}")])
+    scene = _scene_of_game(data, source, game, "the deployment")
     units = {u["id"] for u in scene["units"] if not str(u["id"]).endswith(PLAYERS_MODELS)}
     if not any(m["unit"] in units for m in scene["models"]):
         raise SceneError(
@@ -60,10 +58,14 @@ def load_kept(path: str | Path, game: str) -> dict[str, Any] | None:
     a scene of ``game``; None where there is no such file yet (the game starts now). Errors name the file."""
     if not Path(path).exists():
         return None
-    data = read_json(path)
-    scene = Scene.from_dict(data, str(path)).to_dict()
+    return _scene_of_game(read_json(path), str(path), game, "the game kept")
+
+
+def _scene_of_game(data: Any, source: str, game: str, what: str) -> dict[str, Any]:
+    """``data`` checked as a scene (errors name ``source``) of the ``game`` watched."""
+    scene = Scene.from_dict(data, source).to_dict()
     if scene["game"] != game:
-        raise SceneError(str(path), [("game", f"the game kept is of {scene['game']!r}, the game watched is {game!r}")])
+        raise SceneError(source, [("game", f"{what} is of {scene['game']!r}, the game watched is {game!r}")])
     return scene
 
 

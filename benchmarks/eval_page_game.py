@@ -35,6 +35,7 @@ import numpy as np
 from eval_live_game import add_game_option, add_terrain_option, casualty, move_steps, players_terrain, script
 
 from calibration.lens import LensModel
+from calibration.monitor import RETRY_ALL_MARKERS_FRAMES, WAIT_ALL_MARKERS_FRAMES
 from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import make_detector
@@ -88,6 +89,16 @@ def main() -> None:
     parser.add_argument(
         "--bump-in-move", action="store_true", help="the camera is knocked by the hand moving activation K's unit"
     )
+    parser.add_argument(
+        "--card",
+        default=None,
+        metavar="MARKERS",
+        help="with --bump: a card lies over these calibration markers (comma-separated) from the knock on, past the "
+        "page's wait for them, so the table is mapped from the others",
+    )
+    parser.add_argument(
+        "--card-activations", type=int, default=6, help="the card is lifted after this many activations"
+    )
     add_game_option(parser)
     add_terrain_option(parser)
     args = parser.parse_args()
@@ -114,6 +125,7 @@ def main() -> None:
 
     detector = make_detector("auto")
     terrain = players_terrain(args.terrain, scene, detector, first.empty, calibrate(first.empty, first.layout, lens))
+    wait_frames = 0  # after a knock with a card down: the frames the players wait (about 3 s of a webcam)
 
     def camera() -> CameraFeed:
         return CameraFeed(
@@ -141,8 +153,26 @@ def main() -> None:
     turn: list[np.ndarray] = []  # the knocked camera's roll, as an image rotation about the principal point
     knocked_said: list[str] = []  # what the page said of its camera once it was knocked
 
+    card_px: list[np.ndarray] = []  # the card over markers, in the unknocked camera's pixels (while it lies there)
+    calibrated = calibrate(first.empty, first.layout, lens)
+    for marker in first.layout.markers if args.card is not None else ():
+        if marker.id in {int(k) for k in args.card.split(",")}:
+            corners = calibrated.table_to_image(marker.corners_in())
+            card_px.append((corners.mean(axis=0) + 1.4 * (corners - corners.mean(axis=0))).astype(np.int32))
+    card_on = [False]
+    refined_said: list[str] = []  # what the page said when the markers under the card were back in view
+    # (activation phase, model) -> how far the page shows it from where it stands, after each activation
+    place_off: dict[str, list[float]] = {}
+    phase_errors: dict[str, list[float]] = {}  # phase -> each move's length error
+    phase_starts: dict[str, list[float]] = {}  # phase -> how far each move's recorded start is off
+    phase = ["before the knock" if args.bump is not None else "the game"]
+
     def show(image: np.ndarray, hand: bool) -> None:
         nonlocal analysed
+        if card_on[0]:
+            image = image.copy()
+            for quad in card_px:
+                cv2.fillConvexPoly(image, quad, (70, 110, 150))
         if turn:  # (a roll about the optical axis is exact through a lens whose distortion is radial)
             image = cv2.warpAffine(image, turn[0], image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
         shown.append(np.clip(image + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
@@ -151,6 +181,8 @@ def main() -> None:
         read_frame(feed, session)
         if turn and session.camera.message not in knocked_said[-1:]:
             knocked_said.append(session.camera.message)
+        if "in view again" in session.camera.message and not refined_said:
+            refined_said.append(session.camera.message)
         updated = json.dumps(session.base.get("models", []), sort_keys=True) != base_before  # a new analysis
         if hand:
             counts["hand_frames"] += 1
@@ -257,9 +289,20 @@ def main() -> None:
             )
             for _ in range(3):
                 show(over.image, True)
+        if k == args.bump:
+            phase[0] = "card on" if card_px else "after the knock"
+        if k == args.bump and card_px:
+            card_on[0] = True
+            wait_frames = WAIT_ALL_MARKERS_FRAMES + args.still_frames
+        if args.bump is not None and card_on[0] and k == args.bump + args.card_activations:
+            card_on[0], phase[0] = False, "card lifted"  # lifted, and the table still for a second
+            still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
+            for _ in range(RETRY_ALL_MARKERS_FRAMES + args.still_frames):
+                show(still.image, False)
+            print(f"  card lifted before activation {k}: the page said {refined_said or 'nothing of it'}")
         if k == args.bump and not args.bump_in_move:
             still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
-            for _ in range(3 * args.still_frames):
+            for _ in range(max(3 * args.still_frames, wait_frames)):
                 show(still.image, False)
         ids = [m for m, u in unit_of.items() if u == unit and m not in removed]
         if not ids:
@@ -289,6 +332,10 @@ def main() -> None:
             still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(args.still_frames):
                 show(still.image, False)
+        shown_at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
+        place_off.setdefault(phase[0], []).extend(
+            [math.dist(shown_at[page_id[i]], xy) for i, xy in truth.items() if page_id[i] in shown_at]
+        )
         records = move_records()
         spurious += [(k, u) for u in sorted(records) if u != unit and records[u] != records_before.get(u)]
         move = session.unit_info(unit).get("last_move") or {}
@@ -301,6 +348,8 @@ def main() -> None:
             true_length = math.dist(positions[i], before[i])
             length = math.dist(recorded_from, at[pid]) if recorded_from and pid in at else math.inf
             errors.append(abs(length - true_length))
+            phase_errors.setdefault(phase[0], []).append(errors[-1])
+            phase_starts.setdefault(phase[0], []).append(starts_off[-1])
 
     n = max(counts["model_frames"], 1)
     print(
@@ -322,6 +371,18 @@ def main() -> None:
     if args.bump is not None:
         when = "by the hand moving" if args.bump_in_move else "before"
         print(f"camera knocked {args.bump_deg} deg {when} activation {args.bump}; the page said: {knocked_said[:6]}")
+    for name, offs in place_off.items():
+        if len(place_off) > 1:
+            errs, starts = phase_errors.get(name, []), phase_starts.get(name, [])
+            print(
+                f'  {name}: moves within 0.05" {sum(e <= 0.05 for e in errs)}/{len(errs)}, starts within 0.05" '
+                f"{sum(o <= 0.05 for o in starts)}/{len(starts)}"
+            )
+        if offs:
+            print(
+                f'  places shown after each activation, {name}: median {np.median(offs):.3f}", p95 '
+                f'{np.percentile(offs, 95):.3f}", max {max(offs):.3f}" off where the model stands ({len(offs)})'
+            )
     if args.casualties:
         print(
             f"casualties {sorted(removed)}: shown in {counts['dead_shown']} of {counts['dead_frames']} model-frames "

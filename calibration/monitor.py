@@ -8,11 +8,14 @@ is taken as hidden (a hand, a model) and the others carry on. With fewer than
 two markers in view the last good calibration is kept, and the report says so. A camera knocked while a
 hand covers a marker is not recalibrated from the others at once: the map from fewer markers can be off by a
 twentieth of an inch or more, for the rest of the game, so the frames are not read until the marker is in view
-again (or WAIT_ALL_MARKERS_FRAMES went by).
+again (or WAIT_ALL_MARKERS_FRAMES went by). Recalibrated from fewer after that wait (a card left on a marker), the
+monitor looks for the missing markers every RETRY_ALL_MARKERS_FRAMES steady frames, and once they are back maps the
+table from them all again: a "refined" report, whose ``remap_from`` is the map the places read since were read by.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -31,17 +34,24 @@ DRIFT_PX = 0.75  # a shift this large on two or more markers means the camera mo
 # webcam: a hand that knocked it is lifted) for them before recalibrating from fewer: measured on a 44"x60" table
 # (docs/calibration.md, session 85), its map from three markers was 0.06" off at worst, from two 0.24".
 WAIT_ALL_MARKERS_FRAMES = 60
+# Recalibrated from fewer markers after that wait, a full detection (~23 ms on a 1080p frame) every this many steady
+# frames looks for the missing ones: about once a second of a webcam, under 1 ms a frame.
+RETRY_ALL_MARKERS_FRAMES = 30
 
 
 @dataclass(frozen=True)
 class MonitorReport:
-    # "calibrated", "steady", "recalibrated", "moved" (waiting for hidden markers), "markers-hidden", "uncalibrated"
+    # "calibrated", "steady", "recalibrated", "moved" (waiting for hidden markers), "refined" (the markers missing from
+    # a recalibration are back: the same view, mapped from them all), "markers-hidden", "uncalibrated"
     state: str
     frame: TableFrame | None
     shifts_px: dict[int, float]
     hidden: tuple[int, ...]
     message: str
     stale: bool = False  # true while the last good calibration is kept without confirmation
+    # "refined": the map the table was read by until now. The camera did not move, so a place read by it is the pixel
+    # ``remap_from.table_to_image(place)``, better mapped by ``frame`` (``refined_place``).
+    remap_from: TableFrame | None = None
 
 
 @dataclass
@@ -59,6 +69,9 @@ class CalibrationMonitor:
         self.frame: TableFrame | None = None
         self._patches: list[_Patch] = []
         self._waited = 0  # frames the camera has been seen moved with markers of its calibration hidden
+        # Recalibrated from fewer markers than before the knock: those it lacks, and the steady frames since
+        self._lacking: tuple[int, ...] = ()
+        self._steady_frames = 0
 
     def update(self, image: npt.NDArray[np.uint8]) -> MonitorReport:
         if image is None or image.ndim not in (2, 3) or image.size == 0:
@@ -99,6 +112,12 @@ class CalibrationMonitor:
                 return self._moved(report, previous, previous_patches, shifts, why, "; recalibrated")
             return report
         self._waited = 0  # the view is the calibrated one (a knocked camera set back where it was)
+        if self._lacking:
+            self._steady_frames += 1
+            if self._steady_frames % RETRY_ALL_MARKERS_FRAMES == 0:
+                refined = self._refine(image, shifts)
+                if refined is not None:
+                    return refined
         note = f"steady; markers {', '.join(map(str, hidden))} hidden" if hidden else "steady"
         return MonitorReport("steady", self.frame, shifts, tuple(hidden), note)
 
@@ -125,8 +144,30 @@ class CalibrationMonitor:
             message = f"{why}; markers {names} hidden: waiting for them to recalibrate"
             return MonitorReport("moved", None, shifts, tuple(missing), message, stale=True)
         self._waited = 0
+        # (knocked again before they were back: those are still lacking too)
+        lacking = (set(self._lacking) | set(missing)) - set(_markers_used(report.frame))
+        self._lacking, self._steady_frames = tuple(sorted(lacking)), 0
         fewer = f" from markers {', '.join(map(str, _markers_used(report.frame)))} only" if missing else ""
         return MonitorReport("recalibrated", report.frame, shifts, report.hidden, f"{why}{done}{fewer}")
+
+    def _refine(self, image: npt.NDArray[np.uint8], shifts: dict[int, float]) -> MonitorReport | None:
+        """The table mapped again from every marker in view, where the ones the calibration lacked since the camera
+        was knocked are back (None: still missing). The view is the same (the quick check found it steady)."""
+        previous, previous_patches = self.frame, self._patches
+        assert previous is not None
+        report = self._full(image, "refined")
+        now = _markers_used(report.frame) if report.frame is not None else ()
+        back = sorted(set(self._lacking) & set(now))
+        if report.frame is None or not back or not set(_markers_used(previous)) <= set(now):
+            self.frame, self._patches = previous, previous_patches
+            return None
+        self._lacking = tuple(sorted(set(self._lacking) - set(now)))
+        moved_in = max_remap_in(previous, report.frame)
+        message = (
+            f"markers {', '.join(map(str, back))} in view again: the table mapped from markers "
+            f'{", ".join(map(str, now))}; places read since the knock corrected by up to {moved_in:.2f}"'
+        )
+        return MonitorReport("refined", report.frame, shifts, report.hidden, message, remap_from=previous)
 
     def _full(self, image: npt.NDArray[np.uint8], state: str) -> MonitorReport:
         try:
@@ -183,6 +224,29 @@ class CalibrationMonitor:
             dy = by - SEARCH_PX + _parabola(score, bx, by, axis=0)
             shifts[p.marker_id] = float(np.hypot(dx, dy))
         return shifts, hidden
+
+
+def refined_place(old: TableFrame, new: TableFrame, xy_in: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Table places read through ``old``, mapped through ``new`` instead: the same pixels (the camera did not move)."""
+    return new.image_to_table(old.table_to_image(np.atleast_2d(np.asarray(xy_in, float))))
+
+
+def remapper(old: TableFrame, new: TableFrame) -> Callable[[tuple[float, float]], tuple[float, float]]:
+    """``refined_place`` for one place at a time."""
+
+    def to_new(xy_in: tuple[float, float]) -> tuple[float, float]:
+        x, y = refined_place(old, new, xy_in)[0]
+        return float(x), float(y)
+
+    return to_new
+
+
+def max_remap_in(old: TableFrame, new: TableFrame, step_in: float = 2.0) -> float:
+    """How far, at most over the table, a place read through ``old`` moves when read through ``new``."""
+    layout = old.layout
+    xs, ys = np.meshgrid(np.arange(0, layout.width_in + 1e-9, step_in), np.arange(0, layout.depth_in + 1e-9, step_in))
+    grid = np.c_[xs.ravel(), ys.ravel()]
+    return float(np.max(np.linalg.norm(refined_place(old, new, grid) - grid, axis=1)))
 
 
 def _markers_used(frame: TableFrame) -> tuple[int, ...]:

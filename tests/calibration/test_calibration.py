@@ -12,7 +12,7 @@ import pytest
 import calibration.monitor
 from calibration.layout import Layout, LayoutError, MarkerPlacement
 from calibration.lens import LensError, LensModel
-from calibration.monitor import CalibrationMonitor
+from calibration.monitor import CalibrationMonitor, max_remap_in, refined_place
 from calibration.table_frame import CalibrationError, TableFrame, calibrate
 from tests.calibration.conftest import DISTORTION, SIZE, TABLE, photograph
 from vision.synth.camera import Camera
@@ -436,6 +436,46 @@ def test_a_camera_knocked_while_a_hand_covers_a_marker_waits_for_it_before_recal
     states = [monitor.update(knocked) for _ in range(4)]
     assert [r.state for r in states] == ["moved", "moved", "moved", "recalibrated"]
     assert states[-1].frame is not None and "from markers 1, 2, 3 only" in states[-1].message
+
+
+def test_a_marker_covered_past_the_wait_comes_back_into_the_map_and_the_places_read_since_are_remapped(
+    true_camera: Camera, texture: np.ndarray, estimated_lens: LensModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A card left on marker 0 as the camera was knocked: after the wait, the table is mapped from markers 1-3. Before,
+    # it stayed so for the rest of the game, the marker never looked for again once the card was lifted.
+    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 2)
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+    turn = cv2.Rodrigues(np.array([0.004, 0.003, 0.0]))[0]
+    bumped = Camera(true_camera.K, np.asarray(DISTORTION), turn @ true_camera.R, turn @ true_camera.t, SIZE)
+    knocked = photograph(bumped, texture, seed=4)
+    hand_over_marker_0(knocked, bumped)
+    monitor = CalibrationMonitor(LAYOUT, estimated_lens)
+    monitor.update(photograph(true_camera, texture, seed=1))
+    states = [monitor.update(knocked).state for _ in range(3)]
+    assert states == ["moved", "moved", "recalibrated"]
+    fewer = monitor.frame
+    assert fewer is not None and fewer.quality is not None and fewer.quality.markers_used == (1, 2, 3)
+    # Still covered: looked for every third steady frame, and not found; the map stays.
+    assert [monitor.update(knocked).state for _ in range(3)] == ["steady"] * 3
+    assert monitor.frame is fewer
+    clear = photograph(bumped, texture, seed=5)  # the card lifted
+    reports = [monitor.update(clear) for _ in range(3)]
+    assert [r.state for r in reports] == ["steady", "steady", "refined"]
+    refined = reports[-1]
+    assert refined.frame is not None and refined.frame.quality is not None
+    assert refined.frame.quality.markers_used == (0, 1, 2, 3) and refined.remap_from is fewer
+    assert "markers 0 in view again: the table mapped from markers 0, 1, 2, 3" in refined.message
+    error_fewer = real_error_in(fewer, bumped, np.random.default_rng(6))
+    assert real_error_in(refined.frame, bumped, np.random.default_rng(6)) < error_fewer / 1.5
+    # A place read through the old map is the same pixel read through the new one: at the truth, near enough.
+    truth_in = np.array([[3.0, 20.0], [30.0, 40.0]])
+    read_in = fewer.image_to_table(bumped.project(np.c_[truth_in, np.zeros(2)]))
+    remapped_in = refined_place(fewer, refined.frame, read_in)
+    assert np.abs(remapped_in - truth_in).max() < np.abs(read_in - truth_in).max()
+    said_in = float(refined.message.split("by up to ")[1].split('"')[0])
+    assert said_in == pytest.approx(max_remap_in(fewer, refined.frame), abs=0.006) and said_in > 0
+    # Refined once: no more full detections, steady from then on.
+    assert [monitor.update(clear).state for _ in range(4)] == ["steady"] * 4
 
 
 def test_print_kit_pdf(tmp_path: Path) -> None:

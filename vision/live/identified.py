@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from vision.analyze import PLAYERS_MODELS
 from vision.live.appearance import Look
@@ -26,6 +29,9 @@ class IdentifiedScenes:
     first: dict[str, Any] | None = field(default=None, repr=False)  # the deployment: its ids are the game's
     added: int = 0  # pieces that turned up after the deployment, each kept from then on as new1, new2, ...
     placed: set[str] = field(default_factory=set)  # models the players added: their word keeps them on the table
+    # The places the tracker held when the camera was last knocked and recalibrated: read through the map before, and
+    # right (the table did not move); a place read since went through the new map (``refine_map``).
+    held_at_recalibration: npt.NDArray[np.float64] | None = field(default=None, repr=False)
 
     def identify(
         self, scene: dict[str, Any], looks: Sequence[Look | None] | None = None
@@ -100,6 +106,21 @@ class IdentifiedScenes:
                 self.placed.add(mid)
         # (a piece that turns up from now on gets a new id the kept game has not used)
         self.added = max((int(m["id"][3:]) for m in kept["models"] if re.fullmatch(r"new\d+", str(m["id"]))), default=0)
+
+    def recalibrated(self) -> None:
+        """The camera was knocked and the table mapped again from its markers: what is read from now on goes through
+        the new map, and what the tracker holds now went through the one before."""
+        self.held_at_recalibration = None if self.tracker is None else self.tracker.held_places()
+
+    def refine_map(self, to_new: Callable[[tuple[float, float]], tuple[float, float]]) -> int:
+        """The map since the last recalibration is bettered (the markers it lacked back in view; the camera still):
+        the places read through it, and only those, are mapped by ``to_new``. Returns how many models moved so."""
+        if self.tracker is None:
+            return 0
+        held = self.held_at_recalibration if self.held_at_recalibration is not None else np.empty((0, 2))
+        remapped = self.tracker.remap_places(to_new, held)
+        self.held_at_recalibration = self.tracker.held_places()  # mapped right, all of them: not mapped again
+        return remapped
 
     def _adopt(self, detection: dict[str, Any], scene: dict[str, Any]) -> None:
         """A piece no known model accounts for, kept as a model of the game from now on."""

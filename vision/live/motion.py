@@ -36,6 +36,12 @@ class MotionGate:
         self._previous: npt.NDArray[np.uint8] | None = None  # the last frame (grey)
         self._quiet = 0
         self._scale = 1.0
+        self._again = False  # the next still frame is analysed, changed or not (``analyse_again``)
+
+    def analyse_again(self) -> None:
+        """Have the next still frame analysed whatever changed: the table is mapped anew (a better calibration), and
+        what is shown must be read through the new map. Not at once: a hand may be over the table now."""
+        self._again = True
 
     def _small(self, frame: Image) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
         """The small copy in colour (3 channels) and in grey."""
@@ -60,8 +66,12 @@ class MotionGate:
         blue, green, red = cv2.split(cv2.absdiff(small, self._stable))
         changed = cv2.max(cv2.max(blue, green), red) > self.threshold  # (numpy's max over channels: 4 ms)
         fraction = float(changed.mean())
-        if fraction <= self.min_fraction or self._quiet < self.still_frames:
+        if (fraction <= self.min_fraction and not self._again) or self._quiet < self.still_frames:
             return GateDecision("still", None, fraction)
+        self._again = False
+        self._stable = small
+        if fraction <= self.min_fraction:  # analysed again as it is: the whole frame
+            return GateDecision("settled", (0, 0, frame.shape[1], frame.shape[0]), fraction)
         ys, xs = np.nonzero(changed)
         s = self._scale
         box = (
@@ -70,5 +80,4 @@ class MotionGate:
             int((xs.max() - xs.min() + 1) * s),
             int((ys.max() - ys.min() + 1) * s),
         )
-        self._stable = small
         return GateDecision("settled", box, fraction)

@@ -42,11 +42,12 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from geometry.shapes import base_semi_axes_in
 from vision.live.assignment import min_cost_assignment
@@ -55,6 +56,7 @@ STAY_IN = 0.25  # a model within this of where it was has not moved (measurement
 # ...unless it is read further than this off where it stood, and surely (beyond NUDGE_SIGMAS of both reads): a still
 # base is read again within 0.003" (median), 0.02-0.04" (p99) over the recorded games (docs/live.md, session 70)
 NUDGE_IN = 0.1
+SAME_PLACE_IN = 0.001  # a place this close to one held before is that one, kept (rounded to 4 places in a record)
 NUDGE_SIGMAS = 3.0
 SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distance
 TEAM_COST_IN = 0.3  # a detection read in the other team's colour
@@ -702,6 +704,54 @@ class IdentityTracker:
                 if not moved_now:
                     held.add(mid)
         return partial
+
+    def places(self) -> dict[str, tuple[float, float]]:
+        """Where each model is shown now."""
+        return {mid: (m.x, m.y) for mid, m in self.models.items()}
+
+    def held_places(self) -> npt.NDArray[np.float64]:
+        """Every place the tracker holds (models, where activations and the moves still open to be matched again
+        began and ended), as rows of x, y."""
+        rows = [(m.x, m.y) for m in self.models.values()]
+        rows += [tuple(xy) for a in self.activations.values() for xy in a["from"].values()]
+        rows += [xy for start, _ in self.last_move.values() for xy in start.values()]
+        rows += [tuple(e[k]) for e in self._open_entries() for k in ("from", "to")]
+        return np.array(rows, float).reshape(-1, 2)
+
+    def remap_places(
+        self, to_new: Callable[[tuple[float, float]], tuple[float, float]], held_before: npt.NDArray[np.float64]
+    ) -> int:
+        """The table is mapped better from now on (the calibration's missing markers back in view, the camera still:
+        calibration/monitor.py, "refined"): every place the tracker holds that was read through the map before is
+        mapped by ``to_new``, so a still model read through the new map is not taken as nudged, and a move begun
+        before is measured in one map. A place among ``held_before`` (``held_places`` when that map came in: read
+        through the map before it, right) is kept. Returns how many models' places were remapped."""
+
+        def mapped(xy: Sequence[float]) -> tuple[float, float]:
+            x, y = float(xy[0]), float(xy[1])
+            if len(held_before) and np.min(np.hypot(held_before[:, 0] - x, held_before[:, 1] - y)) <= SAME_PLACE_IN:
+                return x, y
+            return to_new((x, y))
+
+        remapped = 0
+        for m in self.models.values():
+            x, y = mapped((m.x, m.y))
+            remapped += (x, y) != (m.x, m.y)
+            m.x, m.y = x, y
+        for activation in self.activations.values():
+            activation["from"] = {mid: [round(v, 4) for v in mapped(xy)] for mid, xy in activation["from"].items()}
+        for unit, (start, entries) in self.last_move.items():
+            self.last_move[unit] = ({mid: mapped(xy) for mid, xy in start.items()}, entries)
+        for entry in self._open_entries():
+            entry["from"], entry["to"] = list(mapped(entry["from"])), list(mapped(entry["to"]))
+            entry["length_in"] = round(math.dist(entry["from"], entry["to"]), 4)
+        return remapped
+
+    def _open_entries(self) -> list[dict[str, Any]]:
+        """The history's moves still open to be matched again: each unit's last, and those guessed."""
+        entries = {id(e): e for _, made in self.last_move.values() for e in made}
+        entries.update({id(e): e for e, _ in self.guessed_moves.values()})
+        return list(entries.values())
 
     def moved_units(self, detections: list[dict[str, Any]], hidden: set[str] | None = None) -> list[str]:
         """The units the frame shows moved, the most models moved first: each has a model that no piece of its

@@ -75,6 +75,7 @@ class CameraFeed:
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
         self.camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
+        self.refined_said = ""  # the table mapped again from markers back in view: said until the next analysis
 
     def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
         """The page's game kept before a restart (its current scene; ``placed``: the models in it the players added):
@@ -146,6 +147,7 @@ class CameraFeed:
             # the next still frame analysed, so what the page shows is too
             self.identified.refine_map(remapper(calib.remap_from, calib.frame))
             self.gate.analyse_again()
+            self.refined_said = calib.message  # said until the table is analysed again (a hand lifting the card)
         if self.set_up and calib.state == "recalibrated":
             self.identified.recalibrated()
         if not self.set_up or calib.state == "recalibrated":
@@ -162,7 +164,7 @@ class CameraFeed:
         if gate == "moving":
             return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)
         if gate == "still":  # nothing changed since the last analysis
-            return None, self._status(calib.message, calib.hidden, calib.stale, covered=True)
+            return None, self._status(self.refined_said or calib.message, calib.hidden, calib.stale, covered=True)
         deployment = self.identified.tracker is None  # this frame's models become the game's
         try:
             result = analyze(
@@ -188,7 +190,8 @@ class CameraFeed:
         deployment = self.identified.tracker is None
         scene, update = self.identified.identify(result.scene, looks)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
-        message = "; ".join(filter(None, [calib.message, resumed]))
+        message = "; ".join(filter(None, [self.refined_said or calib.message, resumed]))
+        self.refined_said = ""
         measurement = result.scene["measurement"]
         if deployment:  # alike colours, a coarse photo, unsure sizes: the players are asked to confirm
             message = "; ".join(filter(None, [message, *to_confirm(result.scene)]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import math
@@ -13,9 +14,13 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 
+import calibration.monitor
 from calibration.lens import LensModel
+from calibration.monitor import refined_place
+from calibration.table_frame import calibrate
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
 from vision.synth.table import RenderedTable, render_table
@@ -366,3 +371,76 @@ def test_a_kept_game_goes_on_where_its_models_stand_and_not_on_another_table() -
         else:
             assert "not this table" in status.message and "game resumed" not in status.message
             assert all(m["id"].startswith("b") for m in scene["models"]) and len(scene["models"]) == len(at)
+
+
+def test_a_card_lifted_off_markers_after_a_knock_has_the_places_read_since_mapped_from_every_marker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The camera is knocked while a card lies over markers 0 and 1: after the wait the table is mapped from markers 2
+    # and 3 (calibration/monitor.py), and a unit moves. When the card is lifted, the page maps the table from all four
+    # again and reads the places read since through the new map; before, the map from two stayed for the game.
+    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+    game = "grinding-annihilation"
+    table = render_table(45, game, hard="none")
+    moved = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    unit = [m["id"] for m in table.scene["models"] if m["unit"] == "u1"]  # two models by marker 0's corner
+    moved.update({mid: (moved[mid][0] + 1.5, moved[mid][1] - 1.5) for mid in unit})
+    after = render_table(45, game, hard="none", models_at=moved)
+    hand = render_table(45, game, hard="none", models_at=moved, hand_at=moved[unit[0]])
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    at_start = calibrate(table.empty, table.layout, lens)
+    cards = [at_start.table_to_image(m.corners_in()) for m in table.layout.markers if m.id in (0, 1)]
+    turn = cv2.getRotationMatrix2D(tuple(table.camera.K[:2, 2]), 1.5, 1.0)
+
+    def knocked(image: np.ndarray, card: bool) -> np.ndarray:
+        image = image.copy()
+        for quad in cards if card else []:
+            cv2.fillConvexPoly(
+                image, (quad.mean(axis=0) + 1.4 * (quad - quad.mean(axis=0))).astype(np.int32), (70, 110, 150)
+            )
+        return cv2.warpAffine(image, turn, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+
+    shots = [table.empty] + [table.image] * 5 + [knocked(table.image, True)] * 6 + [knocked(hand.image, True)]
+    shots += [knocked(after.image, True)] * 5 + [knocked(after.image, False)] * 6
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    feed = CameraFeed(
+        lambda: IteratorSource(iter(shots)), table.layout, "test camera", game, lens, players, make_detector("auto")
+    )
+    scenes, said, records = [], [], []
+    for _ in shots:
+        scene, status = feed.next()
+        said.append(status.message)
+        if scene is not None:
+            scenes.append((scene, feed.monitor.frame))
+            records.append(copy.deepcopy(feed.identified.tracker.history if feed.identified.tracker else []))
+    assert any("recalibrated from markers 2, 3 only" in s for s in said)
+    (deployed, _), (knocked_scene, fewer), (moved_scene, _), (refined_scene, full) = scenes
+    assert fewer is not None and full is not None and fewer.quality is not None and full.quality is not None
+    assert fewer.quality.markers_used == (2, 3) and full.quality.markers_used == (0, 1, 2, 3)
+    assert any("markers 0, 1 in view again: the table mapped from markers 0, 1, 2, 3" in s for s in said)
+
+    def shown(scene: dict[str, Any]) -> dict[str, tuple[float, float]]:
+        return {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
+
+    def truth_of(place: tuple[float, float]) -> str:
+        return min(moved, key=lambda mid: math.dist(moved[mid], place))
+
+    before, now = shown(moved_scene), shown(refined_scene)
+    ids = {truth_of(xy): pid for pid, xy in before.items()}
+    for mid in moved:
+        pid = ids[mid]
+        if mid in unit:  # read through the map from two markers, then through the one from four (or read again, surer)
+            expected = refined_place(fewer, full, before[pid])[0]
+            assert math.dist(now[pid], expected) < 0.03, (mid, now[pid], expected)
+        else:  # read before the knock: right, and kept
+            assert now[pid] == before[pid] == shown(deployed)[pid]
+    off_before = sum(math.dist(before[ids[mid]], moved[mid]) for mid in unit)
+    off_now = sum(math.dist(now[ids[mid]], moved[mid]) for mid in unit)
+    assert off_now < off_before - 0.02, (off_before, off_now)
+    # The unit's moves, from where it stood before the knock: both ends in one map now, and no new move recorded
+    true_in = math.hypot(1.5, 1.5)
+    lengths_before, lengths_now = (sorted((h["model"], h["length_in"]) for h in moves) for moves in records[2:])
+    assert [m for m, _ in lengths_now] == sorted(ids[mid] for mid in unit) == [m for m, _ in lengths_before]
+    assert sum(abs(n - true_in) for _, n in lengths_now) < sum(abs(b - true_in) for _, b in lengths_before)
+    assert all(abs(n - true_in) < 0.02 for _, n in lengths_now), lengths_now

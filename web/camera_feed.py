@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
-from calibration.monitor import CalibrationMonitor, remapper
+from calibration.monitor import CalibrationMonitor
 from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
@@ -142,14 +142,8 @@ class CameraFeed:
             return None, self._status(calib.message, calib.hidden, stale=True)
         if not self.set_up and self.still is not None and not self.still.update(status.frame):
             return None, self._status(WAITING_TO_SET_UP, calib.hidden)
-        if calib.state == "refined" and calib.remap_from is not None:
-            # the same view mapped better: the places read since the knock read again through the new map, and
-            # the next still frame analysed, so what the page shows is too
-            self.identified.refine_map(remapper(calib.remap_from, calib.frame))
-            self.gate.analyse_again()
+        if self.identified.follow_calibration(calib, self.gate):
             self.refined_said = calib.message  # said until the table is analysed again (a hand lifting the card)
-        if self.set_up and calib.state == "recalibrated":
-            self.identified.recalibrated()
         if not self.set_up or calib.state == "recalibrated":
             setup = take_reference(self.detector, status.frame, calib.frame, self.reference)
             self.reference, self.set_up = setup.reference, True

@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from calibration.monitor import MonitorReport, remapper
 from vision.analyze import PLAYERS_MODELS
 from vision.live.appearance import Look
+from vision.live.motion import MotionGate
 from vision.live.tracker import IdentityTracker, Tracked, TrackUpdate
 
 
@@ -106,6 +108,19 @@ class IdentifiedScenes:
                 self.placed.add(mid)
         # (a piece that turns up from now on gets a new id the kept game has not used)
         self.added = max((int(m["id"][3:]) for m in kept["models"] if re.fullmatch(r"new\d+", str(m["id"]))), default=0)
+
+    def follow_calibration(self, report: MonitorReport, gate: MotionGate) -> bool:
+        """What the camera's calibration monitor said of this frame, for the places held: knocked and recalibrated,
+        the places read from now on go through the new map (``recalibrated``); the same view mapped better (markers
+        back in view), the places read through the map before are read through the new one (``refine_map``) and the
+        next still frame is analysed, so what is shown is too. Returns whether the map was refined."""
+        if report.state == "recalibrated":
+            self.recalibrated()
+        if report.state != "refined" or report.remap_from is None or report.frame is None:
+            return False
+        self.refine_map(remapper(report.remap_from, report.frame))
+        gate.analyse_again()
+        return True
 
     def recalibrated(self) -> None:
         """The camera was knocked and the table mapped again from its markers: what is read from now on goes through

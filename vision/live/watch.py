@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
-from calibration.monitor import CalibrationMonitor, remapper
+from calibration.monitor import CalibrationMonitor
 from vision.analyze import PLAYERS_MODELS, Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
@@ -181,14 +181,8 @@ def watch(
             if not set_up and still is not None and not still.update(status.frame):
                 yield from said_once(WAITING_TO_SET_UP)
                 continue
-            if calib.state == "refined" and calib.remap_from is not None:
-                # the same view mapped better: the places read since the knock read again through the new map, and
-                # the next still frame analysed, so the rulings are too
-                identified.refine_map(remapper(calib.remap_from, calib.frame))
-                gate.analyse_again()
+            if identified.follow_calibration(calib, gate):
                 yield Event("status", {"message": calib.message, "stale": False})
-            if set_up and calib.state == "recalibrated":
-                identified.recalibrated()
             if not set_up or calib.state == "recalibrated":
                 try:
                     setup = take_reference(detector, status.frame, calib.frame, reference)

@@ -1947,6 +1947,35 @@ def test_watch_keeps_ids_and_prints_a_move_as_it_is_recorded(tmp_path: object, m
     assert settle_sizes[0] is True and len(settle_sizes) >= 2 and not any(settle_sizes[1:])
 
 
+def test_watch_says_the_markers_under_a_card_are_back_and_records_no_move_for_the_new_map(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `watch` (the page's head-less form) follows the calibration monitor as the page does
+    # (IdentifiedScenes.follow_calibration): knocked while a card lies over markers 0 and 1, the table is mapped from
+    # 2 and 3; when the card is lifted, from all four, and the players are told. The places read through the map
+    # from two are read through the new one: the unit that moved under the card is no model nudged.
+    import calibration.monitor
+    from tests.knocked_card import GAME, knocked_under_a_card
+    from vision.live.watch import watch
+
+    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+    card = knocked_under_a_card()
+    shots = iter(card.shots)
+    events = list(
+        watch(
+            lambda: IteratorSource(shots), card.table.layout, GAME, card.lens, card.players, max_frames=len(card.shots)
+        )
+    )
+    said = [e.payload.get("message", "") for e in events if e.kind == "status"]
+    assert any("recalibrated from markers 2, 3 only" in s for s in said), said
+    back = [k for k, e in enumerate(events) if "markers 0, 1 in view again" in str(e.payload.get("message", ""))]
+    assert len(back) == 1, said
+    moves = [(k, e.payload) for k, e in enumerate(events) if e.kind == "move"]
+    assert len(moves) == len(card.unit) and all(k < back[0] for k, _ in moves)
+    assert all(abs(m["length_in"] - math.hypot(1.5, 1.5)) < 0.06 for _, m in moves), moves
+
+
 def test_a_piece_measured_unsurely_makes_its_move_and_place_unsure_too() -> None:
     # How sure a move's length is comes from how both its ends were measured: a base seen only as a sliver
     # behind a wall is measured with a sigma several times a clear one's (vision/centre_sigma.py).

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 import calibration.monitor
 from calibration.lens import LensModel
 from calibration.monitor import refined_place
-from calibration.table_frame import calibrate
+from tests.knocked_card import GAME, knocked_under_a_card
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
 from vision.synth.table import RenderedTable, render_table
@@ -381,34 +381,19 @@ def test_a_card_lifted_off_markers_after_a_knock_has_the_places_read_since_mappe
     # again and reads the places read since through the new map; before, the map from two stayed for the game.
     monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
     monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
-    game = "grinding-annihilation"
-    table = render_table(45, game, hard="none")
-    moved = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
-    unit = [m["id"] for m in table.scene["models"] if m["unit"] == "u1"]  # two models by marker 0's corner
-    moved.update({mid: (moved[mid][0] + 1.5, moved[mid][1] - 1.5) for mid in unit})
-    after = render_table(45, game, hard="none", models_at=moved)
-    hand = render_table(45, game, hard="none", models_at=moved, hand_at=moved[unit[0]])
-    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    at_start = calibrate(table.empty, table.layout, lens)
-    cards = [at_start.table_to_image(m.corners_in()) for m in table.layout.markers if m.id in (0, 1)]
-    turn = cv2.getRotationMatrix2D(tuple(table.camera.K[:2, 2]), 1.5, 1.0)
-
-    def knocked(image: np.ndarray, card: bool) -> np.ndarray:
-        image = image.copy()
-        for quad in cards if card else []:
-            cv2.fillConvexPoly(
-                image, (quad.mean(axis=0) + 1.4 * (quad - quad.mean(axis=0))).astype(np.int32), (70, 110, 150)
-            )
-        return cv2.warpAffine(image, turn, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-
-    shots = [table.empty] + [table.image] * 5 + [knocked(table.image, True)] * 6 + [knocked(hand.image, True)]
-    shots += [knocked(after.image, True)] * 5 + [knocked(after.image, False)] * 6
-    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    card = knocked_under_a_card()
+    moved, unit = card.moved, card.unit
     feed = CameraFeed(
-        lambda: IteratorSource(iter(shots)), table.layout, "test camera", game, lens, players, make_detector("auto")
+        lambda: IteratorSource(iter(card.shots)),
+        card.table.layout,
+        "test camera",
+        GAME,
+        card.lens,
+        card.players,
+        make_detector("auto"),
     )
     scenes, said, records = [], [], []
-    for _ in shots:
+    for _ in card.shots:
         scene, status = feed.next()
         said.append(status.message)
         if scene is not None:

@@ -1,0 +1,54 @@
+"""A scripted stretch of a live game: the camera knocked while a card lies over two calibration markers, a unit
+moved under the card, then the card lifted (calibration/monitor.py's wait, recalibration from fewer, "refined")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.lens import LensModel
+from calibration.table_frame import calibrate
+from vision.synth.table import RenderedTable, render_table
+
+GAME = "grinding-annihilation"
+CARD_ON = (0, 1)  # the markers the card covers: two along one edge, the map from the other two is off most
+TURN_DEG = 1.5
+
+
+@dataclass(frozen=True)
+class CardGame:
+    table: RenderedTable
+    shots: list[np.ndarray]  # the frames: set-up, deployment, knocked with the card, a unit moved, the card lifted
+    moved: dict[str, tuple[float, float]]  # where every model stands after the move
+    unit: list[str]  # the models that moved
+    lens: LensModel
+    players: dict[str, str]
+
+
+def knocked_under_a_card(seed: int = 45, wait_frames: int = 6, lifted_frames: int = 6) -> CardGame:
+    """Unit u1 (two models by marker 0's corner on seed 45's table) moves 1.5" each way under the card."""
+    table = render_table(seed, GAME, hard="none")
+    moved = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
+    unit = [m["id"] for m in table.scene["models"] if m["unit"] == "u1"]
+    moved.update({mid: (moved[mid][0] + 1.5, moved[mid][1] - 1.5) for mid in unit})
+    after = render_table(seed, GAME, hard="none", models_at=moved)
+    hand = render_table(seed, GAME, hard="none", models_at=moved, hand_at=moved[unit[0]])
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    at_start = calibrate(table.empty, table.layout, lens)
+    cards = [at_start.table_to_image(m.corners_in()) for m in table.layout.markers if m.id in CARD_ON]
+    turn = cv2.getRotationMatrix2D(tuple(table.camera.K[:2, 2]), TURN_DEG, 1.0)
+
+    def knocked(image: np.ndarray, card: bool) -> np.ndarray:
+        image = image.copy()
+        for quad in cards if card else []:  # a card a little wider than the marker
+            wider = quad.mean(axis=0) + 1.4 * (quad - quad.mean(axis=0))
+            cv2.fillConvexPoly(image, wider.astype(np.int32), (70, 110, 150))
+        return cv2.warpAffine(image, turn, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+
+    shots = [table.empty] + [table.image] * 5 + [knocked(table.image, True)] * wait_frames
+    shots += [knocked(hand.image, True)] + [knocked(after.image, True)] * 5
+    shots += [knocked(after.image, False)] * lifted_frames
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    return CardGame(table, shots, moved, unit, lens, players)

@@ -348,6 +348,12 @@ def main() -> None:
             true_length = math.dist(positions[i], before[i])
             length = math.dist(recorded_from, at[pid]) if recorded_from and pid in at else math.inf
             errors.append(abs(length - true_length))
+            if args.trace and errors[-1] > 0.05:
+                print(
+                    f'  activation {k} ({phase[0]}): {i} moved {true_length:.3f}", recorded {length:.3f}" from '
+                    f"{recorded_from} (stood at {before[i][0]:.3f}, {before[i][1]:.3f}; now shown at {at.get(pid)}, "
+                    f"stands at {positions[i][0]:.3f}, {positions[i][1]:.3f})"
+                )
             phase_errors.setdefault(phase[0], []).append(errors[-1])
             phase_starts.setdefault(phase[0], []).append(starts_off[-1])
 

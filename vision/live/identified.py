@@ -19,9 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.monitor import MonitorReport, remapper
+from calibration.table_frame import TableFrame
 from vision.analyze import PLAYERS_MODELS
 from vision.live.appearance import Look
 from vision.live.motion import MotionGate
+from vision.live.still_there import still_there
 from vision.live.tracker import IdentityTracker, Tracked, TrackUpdate
 
 
@@ -34,19 +36,28 @@ class IdentifiedScenes:
     # The places the tracker held when the camera was last knocked and recalibrated: read through the map before, and
     # right (the table did not move); a place read since went through the new map (``refine_map``).
     held_at_recalibration: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    # The frame the last scene was analysed from, in the camera's view now (None after a knock: other pixels)
+    analysed_photo: npt.NDArray[np.uint8] | None = field(default=None, repr=False)
 
     def identify(
-        self, scene: dict[str, Any], looks: Sequence[Look | None] | None = None
+        self,
+        scene: dict[str, Any],
+        looks: Sequence[Look | None] | None = None,
+        photo: tuple[npt.NDArray[np.uint8], TableFrame] | None = None,
     ) -> tuple[dict[str, Any], TrackUpdate | None]:
         """``scene`` (just analysed) with the known ids; None for the update at the first (deployment) scene.
         ``looks``: each of its models' figure as the photo shows it (``figure_looks``), in the order of its models:
         evidence of which is which where a unit's models are alike otherwise (None: matched by place alone).
+        ``photo``: the frame ``scene`` was analysed from, and its table map. A model the detector missed where the
+        photo shows nothing changed since the frame analysed before is kept where it stands, not asked about
+        (``vision/live/still_there.py``).
 
         A piece that turns up (reinforcements set up, a model the tracker lost put down elsewhere) gets the next
         new id (``new1``, ...) and keeps it: it is tracked from then on, so the players' corrections naming it
         (assign it to a unit, delete it) stay on it. A model not seen after its unit moved is shown where the
         unit's move put it, with that guess's uncertainty added to its ``sigma_in``; other vanished ones are
         left out (the update's messages ask the players about them)."""
+        before, self.analysed_photo = self.analysed_photo, (photo[0] if photo is not None else None)
         if self.tracker is None or self.first is None:
             self.first = copy.deepcopy(scene)
             self.tracker = IdentityTracker.from_scene(scene)
@@ -67,7 +78,12 @@ class IdentifiedScenes:
             }
             for m, look in zip(scene["models"], looks or [None] * len(scene["models"]), strict=True)
         ]
-        update = self.tracker.update(detections)
+        still = (
+            set()
+            if photo is None
+            else still_there(before, photo[0], photo[1], self.tracker.models.values(), detections)
+        )
+        update = self.tracker.update(detections, hidden=still)
         for j in update.unexplained:
             self._adopt(detections[j], scene)
         out = copy.deepcopy(self.first)
@@ -126,6 +142,7 @@ class IdentifiedScenes:
         """The camera was knocked and the table mapped again from its markers: what is read from now on goes through
         the new map, and what the tracker holds now went through the one before."""
         self.held_at_recalibration = None if self.tracker is None else self.tracker.held_places()
+        self.analysed_photo = None
 
     def refine_map(self, to_new: Callable[[tuple[float, float]], tuple[float, float]]) -> int:
         """The map since the last recalibration is bettered (the markers it lacked back in view; the camera still):

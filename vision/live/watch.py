@@ -243,7 +243,7 @@ def watch(
                 for note in notes:
                     yield Event("status", {"message": note, "stale": False})
             else:
-                found, update = identified.identify(result.scene, looks)
+                found, update = identified.identify(result.scene, looks, (status.frame, calib.frame))
             moved_now: list[str] = []  # units with a move printed at this frame
             if update is not None and identified.tracker is not None:
                 for entry in identified.tracker.history:

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import pytest
 
+import calibration.monitor
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from vision.synth.table import RenderedTable, render_table
@@ -27,8 +29,11 @@ class CardGame:
     players: dict[str, str]
 
 
-def knocked_under_a_card(seed: int = 45, wait_frames: int = 6, lifted_frames: int = 6) -> CardGame:
-    """Unit u1 (two models by marker 0's corner on seed 45's table) moves 1.5" each way under the card."""
+def knocked_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> CardGame:
+    """Unit u1 (two models by marker 0's corner on seed 45's table) moves 1.5" each way under the card. The monitor
+    waits 3 frames for the markers (not 60) and looks for them again every 3 steady frames (not 30)."""
+    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
     table = render_table(seed, GAME, hard="none")
     moved = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
     unit = [m["id"] for m in table.scene["models"] if m["unit"] == "u1"]
@@ -47,8 +52,7 @@ def knocked_under_a_card(seed: int = 45, wait_frames: int = 6, lifted_frames: in
             cv2.fillConvexPoly(image, wider.astype(np.int32), (70, 110, 150))
         return cv2.warpAffine(image, turn, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
 
-    shots = [table.empty] + [table.image] * 5 + [knocked(table.image, True)] * wait_frames
-    shots += [knocked(hand.image, True)] + [knocked(after.image, True)] * 5
-    shots += [knocked(after.image, False)] * lifted_frames
+    shots = [table.empty] + [table.image] * 5 + [knocked(table.image, True)] * 6
+    shots += [knocked(hand.image, True)] + [knocked(after.image, True)] * 5 + [knocked(after.image, False)] * 6
     players = {p["id"]: p["color"] for p in table.scene["players"]}
     return CardGame(table, shots, moved, unit, lens, players)

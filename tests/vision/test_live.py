@@ -1954,13 +1954,10 @@ def test_watch_says_the_markers_under_a_card_are_back_and_records_no_move_for_th
     # (IdentifiedScenes.follow_calibration): knocked while a card lies over markers 0 and 1, the table is mapped from
     # 2 and 3; when the card is lifted, from all four, and the players are told. The places read through the map
     # from two are read through the new one: the unit that moved under the card is no model nudged.
-    import calibration.monitor
     from tests.knocked_card import GAME, knocked_under_a_card
     from vision.live.watch import watch
 
-    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
-    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
-    card = knocked_under_a_card()
+    card = knocked_under_a_card(monkeypatch)
     shots = iter(card.shots)
     events = list(
         watch(

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-import calibration.monitor
 from calibration.lens import LensModel
 from calibration.monitor import refined_place
 from tests.knocked_card import GAME, knocked_under_a_card
@@ -379,9 +378,7 @@ def test_a_card_lifted_off_markers_after_a_knock_has_the_places_read_since_mappe
     # The camera is knocked while a card lies over markers 0 and 1: after the wait the table is mapped from markers 2
     # and 3 (calibration/monitor.py), and a unit moves. When the card is lifted, the page maps the table from all four
     # again and reads the places read since through the new map; before, the map from two stayed for the game.
-    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
-    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
-    card = knocked_under_a_card()
+    card = knocked_under_a_card(monkeypatch)
     moved, unit = card.moved, card.unit
     feed = CameraFeed(
         lambda: IteratorSource(iter(card.shots)),

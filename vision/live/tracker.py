@@ -56,8 +56,8 @@ STAY_IN = 0.25  # a model within this of where it was has not moved (measurement
 # ...unless it is read further than this off where it stood, and surely (beyond NUDGE_SIGMAS of both reads): a still
 # base is read again within 0.003" (median), 0.02-0.04" (p99) over the recorded games (docs/live.md, session 70)
 NUDGE_IN = 0.1
-SAME_PLACE_IN = 0.001  # a place this close to one held before is that one, kept (rounded to 4 places in a record)
 NUDGE_SIGMAS = 3.0
+SAME_PLACE_IN = 0.001  # a place this close to one held before is that one, kept (rounded to 4 places in a record)
 SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distance
 TEAM_COST_IN = 0.3  # a detection read in the other team's colour
 SIZE_RATIO_MAX = 1.35  # beyond this ratio of semi-axes a piece is a different piece, whatever else agrees

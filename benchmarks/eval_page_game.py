@@ -40,7 +40,7 @@ from calibration.table_frame import calibrate
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
-from vision.synth.table import render_table
+from vision.synth.table import lay_card, render_table
 from web.app import read_frame, start_session
 from web.camera_feed import CameraFeed
 from web.corrections import check_roster_correction
@@ -153,12 +153,7 @@ def main() -> None:
     turn: list[np.ndarray] = []  # the knocked camera's roll, as an image rotation about the principal point
     knocked_said: list[str] = []  # what the page said of its camera once it was knocked
 
-    card_px: list[np.ndarray] = []  # the card over markers, in the unknocked camera's pixels (while it lies there)
-    calibrated = calibrate(first.empty, first.layout, lens)
-    for marker in first.layout.markers if args.card is not None else ():
-        if marker.id in {int(k) for k in args.card.split(",")}:
-            corners = calibrated.table_to_image(marker.corners_in())
-            card_px.append((corners.mean(axis=0) + 1.4 * (corners - corners.mean(axis=0))).astype(np.int32))
+    card_markers = {int(k) for k in args.card.split(",")} if args.card is not None else set()
     card_on = [False]
     refined_said: list[str] = []  # what the page said when the markers under the card were back in view
     # (activation phase, model) -> how far the page shows it from where it stands, after each activation
@@ -170,9 +165,7 @@ def main() -> None:
     def show(image: np.ndarray, hand: bool) -> None:
         nonlocal analysed
         if card_on[0]:
-            image = image.copy()
-            for quad in card_px:
-                cv2.fillConvexPoly(image, quad, (70, 110, 150))
+            image = lay_card(first, image, card_markers)
         if turn:  # (a roll about the optical axis is exact through a lens whose distortion is radial)
             image = cv2.warpAffine(image, turn[0], image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
         shown.append(np.clip(image + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
@@ -290,8 +283,8 @@ def main() -> None:
             for _ in range(3):
                 show(over.image, True)
         if k == args.bump:
-            phase[0] = "card on" if card_px else "after the knock"
-        if k == args.bump and card_px:
+            phase[0] = "card on" if card_markers else "after the knock"
+        if k == args.bump and card_markers:
             card_on[0] = True
             wait_frames = WAIT_ALL_MARKERS_FRAMES + args.still_frames
         if args.bump is not None and card_on[0] and k == args.bump + args.card_activations:

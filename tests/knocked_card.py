@@ -11,8 +11,7 @@ import pytest
 
 import calibration.monitor
 from calibration.lens import LensModel
-from calibration.table_frame import calibrate
-from vision.synth.table import RenderedTable, render_table
+from vision.synth.table import RenderedTable, lay_card, render_table
 
 GAME = "grinding-annihilation"
 CARD_ON = (0, 1)  # the markers the card covers: two along one edge, the map from the other two is off most
@@ -41,15 +40,10 @@ def knocked_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> Car
     after = render_table(seed, GAME, hard="none", models_at=moved)
     hand = render_table(seed, GAME, hard="none", models_at=moved, hand_at=moved[unit[0]])
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
-    at_start = calibrate(table.empty, table.layout, lens)
-    cards = [at_start.table_to_image(m.corners_in()) for m in table.layout.markers if m.id in CARD_ON]
     turn = cv2.getRotationMatrix2D(tuple(table.camera.K[:2, 2]), TURN_DEG, 1.0)
 
     def knocked(image: np.ndarray, card: bool) -> np.ndarray:
-        image = image.copy()
-        for quad in cards if card else []:  # a card a little wider than the marker
-            wider = quad.mean(axis=0) + 1.4 * (quad - quad.mean(axis=0))
-            cv2.fillConvexPoly(image, wider.astype(np.int32), (70, 110, 150))
+        image = lay_card(table, image, set(CARD_ON)) if card else image
         return cv2.warpAffine(image, turn, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
 
     shots = [table.empty] + [table.image] * 5 + [knocked(table.image, True)] * 6

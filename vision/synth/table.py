@@ -895,6 +895,18 @@ def _draw_miniature(
         )
 
 
+def lay_card(table: RenderedTable, image: npt.NDArray[np.uint8], marker_ids: set[int]) -> npt.NDArray[np.uint8]:
+    """``image`` (a photo of ``table``) with a card laid over each of these calibration markers, a little wider than
+    the marker: a rulebook or a dice tray left on it hides it from the calibration."""
+    image = image.copy()
+    for marker in table.layout.markers:
+        if marker.id in marker_ids:
+            corners = table.camera.project(np.c_[marker.corners_in(), np.zeros(4)])
+            wider = corners.mean(axis=0) + 1.4 * (corners - corners.mean(axis=0))
+            cv2.fillConvexPoly(image, wider.astype(np.int32), (70, 110, 150))
+    return image
+
+
 def _draw_hand(
     photo: Image,
     camera: Camera,

@@ -11,12 +11,14 @@ twentieth of an inch or more, for the rest of the game, so the frames are not re
 again (or WAIT_ALL_MARKERS_FRAMES went by). Recalibrated from fewer after that wait (a card left on a marker), the
 monitor looks for the missing markers every RETRY_ALL_MARKERS_FRAMES steady frames, and once they are back maps the
 table from them all again: a "refined" report, whose ``remap_from`` is the map the places read since were read by.
+A set-up calibrated with markers of the layout hidden (a dice tray on one) is looked after so too: from two markers
+and no lens file its map was up to 0.8" off (docs/calibration.md, session 87).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -66,18 +68,29 @@ class CalibrationMonitor:
     def __init__(self, layout: Layout, lens: LensModel | None = None) -> None:
         self.layout = layout
         self.lens = lens
+        self._lens_given = lens is not None  # else the lens's bend is read from the markers
         self.frame: TableFrame | None = None
         self._patches: list[_Patch] = []
         self._waited = 0  # frames the camera has been seen moved with markers of its calibration hidden
         # Recalibrated from fewer markers than before the knock: those it lacks, and the steady frames since
         self._lacking: tuple[int, ...] = ()
+        self._lacking_since = ""  # when the map came to lack them: "the set-up", "the knock"
         self._steady_frames = 0
 
     def update(self, image: npt.NDArray[np.uint8]) -> MonitorReport:
         if image is None or image.ndim not in (2, 3) or image.size == 0:
             return self._keep("the frame is empty or broken", ())
         if self.frame is None:
-            return self._full(image, "calibrated")
+            report = self._full(image, "calibrated")
+            if report.frame is not None:
+                self._lacking, self._steady_frames = _could_come_back(report.frame), 0
+                self._lacking_since = "the set-up"
+            if self._lacking:  # the players can help: what lies on them is in the way
+                names = ", ".join(map(str, self._lacking))
+                which, them = ("marker", "it") if len(self._lacking) == 1 else ("markers", "them")
+                said = f"{report.message}; uncover {which} {names} to map the table from {them} too"
+                return replace(report, message=said)
+            return report
         shifts, hidden = self._check(image)
         visible = [k for k in shifts if k not in hidden]
         if len(visible) < 2:
@@ -121,6 +134,14 @@ class CalibrationMonitor:
         note = f"steady; markers {', '.join(map(str, hidden))} hidden" if hidden else "steady"
         return MonitorReport("steady", self.frame, shifts, tuple(hidden), note)
 
+    def look_again(self, image: npt.NDArray[np.uint8]) -> MonitorReport | None:
+        """The markers the map lacks looked for now, not at the next RETRY_ALL_MARKERS_FRAMES: the table settled
+        after a change (a card lifted off them, say), and ``image``, a frame ``update`` found steady, is about to be
+        analysed. A "refined" report where they are back, else None (none lacking, or still missing)."""
+        if not self._lacking or self.frame is None:
+            return None
+        return self._refine(image, {})
+
     # ---- helpers ---------------------------------------------------------------------
     def _moved(
         self,
@@ -136,7 +157,7 @@ class CalibrationMonitor:
         last scene stays, stale) and the next frames are checked against the old view again, until they are all in
         view or WAIT_ALL_MARKERS_FRAMES went by; then it is recalibrated from those it finds."""
         assert report.frame is not None
-        missing = sorted(set(_markers_used(previous)) - set(_markers_used(report.frame)))
+        missing = sorted(set(markers_used(previous)) - set(markers_used(report.frame)))
         if missing and self._waited < WAIT_ALL_MARKERS_FRAMES:
             self._waited += 1
             self.frame, self._patches = previous, previous_patches
@@ -145,27 +166,31 @@ class CalibrationMonitor:
             return MonitorReport("moved", None, shifts, tuple(missing), message, stale=True)
         self._waited = 0
         # (knocked again before they were back: those are still lacking too)
-        lacking = (set(self._lacking) | set(missing)) - set(_markers_used(report.frame))
+        lacking = (set(self._lacking) | set(missing)) - set(markers_used(report.frame))
         self._lacking, self._steady_frames = tuple(sorted(lacking)), 0
-        fewer = f" from markers {', '.join(map(str, _markers_used(report.frame)))} only" if missing else ""
+        self._lacking_since = "the knock"
+        fewer = f" from markers {', '.join(map(str, markers_used(report.frame)))} only" if missing else ""
         return MonitorReport("recalibrated", report.frame, shifts, report.hidden, f"{why}{done}{fewer}")
 
     def _refine(self, image: npt.NDArray[np.uint8], shifts: dict[int, float]) -> MonitorReport | None:
-        """The table mapped again from every marker in view, where the ones the calibration lacked since the camera
-        was knocked are back (None: still missing). The view is the same (the quick check found it steady)."""
-        previous, previous_patches = self.frame, self._patches
+        """The table mapped again from every marker in view, where the ones the calibration lacked since the set-up
+        or a knock are back (None: still missing). The view is the same (the quick check found it steady)."""
+        previous, previous_patches, previous_lens = self.frame, self._patches, self.lens
         assert previous is not None
+        if not self._lens_given:  # the lens's bend read again, from more markers than it was
+            self.lens = None
         report = self._full(image, "refined")
-        now = _markers_used(report.frame) if report.frame is not None else ()
+        self.lens = self.lens or previous_lens
+        now = markers_used(report.frame) if report.frame is not None else ()
         back = sorted(set(self._lacking) & set(now))
-        if report.frame is None or not back or not set(_markers_used(previous)) <= set(now):
-            self.frame, self._patches = previous, previous_patches
+        if report.frame is None or not back or not set(markers_used(previous)) <= set(now):
+            self.frame, self._patches, self.lens = previous, previous_patches, previous_lens
             return None
         self._lacking = tuple(sorted(set(self._lacking) - set(now)))
         moved_in = max_remap_in(previous, report.frame)
         message = (
             f"markers {', '.join(map(str, back))} in view again: the table mapped from markers "
-            f'{", ".join(map(str, now))}; places read since the knock corrected by up to {moved_in:.2f}"'
+            f'{", ".join(map(str, now))}; places read since {self._lacking_since} corrected by up to {moved_in:.2f}"'
         )
         return MonitorReport("refined", report.frame, shifts, report.hidden, message, remap_from=previous)
 
@@ -249,7 +274,22 @@ def max_remap_in(old: TableFrame, new: TableFrame, step_in: float = 2.0) -> floa
     return float(np.max(np.linalg.norm(refined_place(old, new, grid) - grid, axis=1)))
 
 
-def _markers_used(frame: TableFrame) -> tuple[int, ...]:
+def _could_come_back(frame: TableFrame) -> tuple[int, ...]:
+    """The layout's markers that ``frame`` was not mapped from, though the photo holds where they lie: hidden (a card
+    on one), not out of the camera's view, so looked for again."""
+    width, height = frame.image_size
+    back = []
+    for marker in frame.layout.markers:
+        if marker.id in markers_used(frame):
+            continue
+        px = frame.table_to_image(marker.corners_in())
+        if np.all(px >= 0) and np.all(px[:, 0] < width) and np.all(px[:, 1] < height):
+            back.append(marker.id)
+    return tuple(back)
+
+
+def markers_used(frame: TableFrame) -> tuple[int, ...]:
+    """The markers ``frame`` maps the table from."""
     return frame.quality.markers_used if frame.quality else tuple(m.id for m in frame.layout.markers)
 
 

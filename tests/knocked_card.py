@@ -1,5 +1,6 @@
-"""A scripted stretch of a live game: the camera knocked while a card lies over two calibration markers, a unit
-moved under the card, then the card lifted (calibration/monitor.py's wait, recalibration from fewer, "refined")."""
+"""Scripted stretches of a live game with a card over two calibration markers: the camera knocked while it lies there,
+a unit moved under the card, then the card lifted (calibration/monitor.py's wait, recalibration from fewer,
+"refined"); or the card there from the set-up on, with no lens file (the table mapped from two markers to begin with)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 
 import calibration.monitor
 from calibration.lens import LensModel
+from vision.live.sources import IteratorSource
+from vision.live.watch import Event, watch
 from vision.synth.table import RenderedTable, lay_card, render_table
 
 GAME = "grinding-annihilation"
@@ -28,17 +31,26 @@ class CardGame:
     players: dict[str, str]
 
 
-def knocked_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> CardGame:
-    """Unit u1 (two models by marker 0's corner on seed 45's table) moves 1.5" each way under the card. The monitor
-    waits 3 frames for the markers (not 60) and looks for them again every 3 steady frames (not 30)."""
-    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
-    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+def _unit_u1_moved(
+    seed: int,
+) -> tuple[RenderedTable, dict[str, tuple[float, float]], list[str], RenderedTable, RenderedTable]:
+    """The table; where every model stands after unit u1 moved 1.5" each way; u1's models; the table after the move,
+    and with the hand that moved it still over its first model."""
     table = render_table(seed, GAME, hard="none")
     moved = {m["id"]: (m["x"], m["y"]) for m in table.scene["models"]}
     unit = [m["id"] for m in table.scene["models"] if m["unit"] == "u1"]
     moved.update({mid: (moved[mid][0] + 1.5, moved[mid][1] - 1.5) for mid in unit})
     after = render_table(seed, GAME, hard="none", models_at=moved)
     hand = render_table(seed, GAME, hard="none", models_at=moved, hand_at=moved[unit[0]])
+    return table, moved, unit, after, hand
+
+
+def knocked_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> CardGame:
+    """Unit u1 (two models by marker 0's corner on seed 45's table) moves 1.5" each way under the card. The monitor
+    waits 3 frames for the markers (not 60) and looks for them again every 3 steady frames (not 30)."""
+    monkeypatch.setattr(calibration.monitor, "WAIT_ALL_MARKERS_FRAMES", 3)
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+    table, moved, unit, after, hand = _unit_u1_moved(seed)
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     turn = cv2.getRotationMatrix2D(tuple(table.camera.K[:2, 2]), TURN_DEG, 1.0)
 
@@ -50,3 +62,28 @@ def knocked_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> Car
     shots += [knocked(hand.image, True)] + [knocked(after.image, True)] * 5 + [knocked(after.image, False)] * 6
     players = {p["id"]: p["color"] for p in table.scene["players"]}
     return CardGame(table, shots, moved, unit, lens, players)
+
+
+def set_up_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> CardGame:
+    """The card lies over markers 0 and 1 from the set-up (the empty table) on, and the players have no lens file:
+    the table is mapped from markers 2 and 3. Unit u1 moves 1.5" each way; then the card is lifted. The monitor looks
+    for the markers every 3 steady frames (not 30). ``lens``: the true one, to compare with (not the players')."""
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+    table, moved, unit, after, hand = _unit_u1_moved(seed)
+
+    def carded(image: np.ndarray) -> np.ndarray:
+        return lay_card(table, image, set(CARD_ON))
+
+    shots = [carded(table.empty)] + [carded(table.image)] * 4 + [carded(hand.image)] + [carded(after.image)] * 4
+    shots += [after.image] * 6
+    lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
+    players = {p["id"]: p["color"] for p in table.scene["players"]}
+    return CardGame(table, shots, moved, unit, lens, players)
+
+
+def watched(card: CardGame, lens: LensModel | None) -> list[Event]:
+    """What `watch` says of the card game's frames, read with ``lens`` (None: no lens file)."""
+    shots = iter(card.shots)
+    return list(
+        watch(lambda: IteratorSource(shots), card.table.layout, GAME, lens, card.players, max_frames=len(card.shots))
+    )

@@ -11,6 +11,7 @@ a tall figure on it leans in the top-down view (FIGURE_HEIGHT_IN x how obliquely
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.layout import MarkerPlacement
 from calibration.table_frame import TableFrame
+from vision.colour import colour_gain
 from vision.detections import Detections
 
 Image = npt.NDArray[np.uint8]
@@ -42,6 +45,9 @@ REACH_ON_IN = 2.0
 # 13000-13039): of the bases found with a cover's edge under 0.7" from theirs, 4 of 23 were read beyond their 2
 # sigma and 2 the wrong size; from 0.7" to 2.5", none of 27.
 BESIDE_COVER_IN = 0.75
+# A card lifted off a calibration marker: the cover it leaves (its part beyond the marker's square) is this near the
+# square, or touches it.
+LIFTED_REACH_IN = 0.5
 
 
 @dataclass(frozen=True)
@@ -85,22 +91,7 @@ def find_covers(
     w, h = int(round(frame.layout.width_in * ppi)), int(round(frame.layout.depth_in * ppi))
     if h < 2 or w < 2:
         return Covers.none(len(found))
-    seen = cv2.resize(top, (w, h), interpolation=cv2.INTER_AREA)
-    empty = cv2.resize(empty_top, (w, h), interpolation=cv2.INTER_AREA)
-    # A webcam's exposure drifts: 20 % darker, a textured mat differs from the empty one by more than CHANGED_BGR
-    # even after the light's change is taken out below (8 of 39 hand-free held-out photos said covered).
-    diff = seen.astype(np.float64) - empty.astype(np.float64) * (np.ones(3) if gain is None else gain)
-    # The light changed over the table (a cloud, the camera's exposure, someone leaning over): what changed over
-    # a wide patch round each point, more than half of LIGHT_PATCH_IN across, is not a cover there.
-    diff -= _local_median(diff, int(LIGHT_PATCH_IN * ppi) | 1)
-    changed = (np.linalg.norm(diff, axis=2) > CHANGED_BGR).astype(np.uint8)
-    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    unexplained = changed.copy()
-    unexplained[_accounted(found, frame, (h, w))] = 0
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(unexplained, connectivity=8)
-    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= MIN_COVERED_SQ_IN * ppi**2]
-    # A cover reaches on over the pieces found beside it (a hand over a crowd): grown through what changed, so far.
-    covered = np.isin(labels, big).astype(np.uint8)
+    changed, covered = _unexplained(top, empty_top, frame, found, gain)
     beside = _beside(covered, found)
     for _ in range(int(round(REACH_ON_IN * ppi))):
         covered = cv2.bitwise_and(cv2.dilate(covered, np.ones((3, 3), np.uint8)), changed)
@@ -120,6 +111,72 @@ def find_covers(
         for k in range(1, n)
     ]
     return Covers(regions, beside)
+
+
+def lifted_off(
+    top: Image, empty_top: Image, frame: TableFrame, found: Detections, markers: Sequence[MarkerPlacement]
+) -> Image:
+    """``empty_top`` (the empty table's top-down view) with what covered these calibration markers when it was taken,
+    and is gone now, taken from ``top`` (the photo's, at the same scale): the markers' squares, and each cover (as
+    ``find_covers`` finds them, before they reach on over pieces) that comes within LIFTED_REACH_IN of one. A card
+    left on a calibration marker at set-up and lifted off it: with the marker in view again, the card is gone."""
+    ppi = COVER_PX_PER_IN
+    h, w = empty_top.shape[:2]
+    gain = colour_gain(top, empty_top)
+    _, covered = _unexplained(top, empty_top, frame, found, gain)
+    _, labels = cv2.connectedComponents(covered, connectivity=8)
+    squares = _calibration_squares(frame, markers, labels.shape)
+    near = cv2.dilate(squares, np.ones((2 * int(LIFTED_REACH_IN * ppi) + 1,) * 2, np.uint8))
+    met = np.unique(labels[(near > 0) & (labels > 0)])
+    lifted = ((squares > 0) | np.isin(labels, met)).astype(np.uint8)
+    lifted = cv2.resize(lifted, (w, h), interpolation=cv2.INTER_NEAREST)
+    out = empty_top.copy()
+    out[lifted > 0] = top[lifted > 0]
+    return out
+
+
+def _unexplained(
+    top: Image,
+    empty_top: Image,
+    frame: TableFrame,
+    found: Detections,
+    gain: npt.NDArray[np.float64] | None,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """At COVER_PX_PER_IN: where ``top`` differs from ``empty_top``, and the parts of it over MIN_COVERED_SQ_IN that
+    no piece of ``found`` accounts for (``find_covers``)."""
+    ppi = COVER_PX_PER_IN
+    w, h = int(round(frame.layout.width_in * ppi)), int(round(frame.layout.depth_in * ppi))
+    seen = cv2.resize(top, (w, h), interpolation=cv2.INTER_AREA)
+    empty = cv2.resize(empty_top, (w, h), interpolation=cv2.INTER_AREA)
+    # A webcam's exposure drifts: 20 % darker, a textured mat differs from the empty one by more than CHANGED_BGR
+    # even after the light's change is taken out below (8 of 39 hand-free held-out photos said covered).
+    diff = seen.astype(np.float64) - empty.astype(np.float64) * (np.ones(3) if gain is None else gain)
+    # The light changed over the table (a cloud, the camera's exposure, someone leaning over): what changed over
+    # a wide patch round each point, more than half of LIGHT_PATCH_IN across, is not a cover there.
+    diff -= _local_median(diff, int(LIGHT_PATCH_IN * ppi) | 1)
+    changed = (np.linalg.norm(diff, axis=2) > CHANGED_BGR).astype(np.uint8)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    unexplained = changed.copy()
+    unexplained[_accounted(found, frame, (h, w))] = 0
+    # No piece stands on a calibration marker's square: what changed there is the square itself, seen sharper or
+    # blurrier than at set-up (a webcam's focus drifts; the crowded renders of table 54 said each of its four covered).
+    unexplained[_calibration_squares(frame, frame.layout.markers, (h, w)) > 0] = 0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(unexplained, connectivity=8)
+    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= MIN_COVERED_SQ_IN * ppi**2]
+    # (find_covers: a cover reaches on over the pieces found beside it, a hand over a crowd, grown through what changed)
+    return changed, np.isin(labels, big).astype(np.uint8)
+
+
+def _calibration_squares(frame: TableFrame, markers: Sequence[MarkerPlacement], shape: tuple[int, int]) -> Image:
+    """1 on these calibration markers' printed squares, and MARKER_MARGIN_IN round them (at COVER_PX_PER_IN)."""
+    ppi = COVER_PX_PER_IN
+    mask = np.zeros(shape, np.uint8)
+    for marker in markers:
+        corners = marker.corners_in()
+        centre = corners.mean(axis=0)
+        reach = 1 + MARKER_MARGIN_IN / (marker.size_in / 2)  # corners pushed out from the centre by the margin
+        cv2.fillConvexPoly(mask, np.round((centre + reach * (corners - centre)) * ppi).astype(np.int32), 1)
+    return mask
 
 
 def _beside(cover: npt.NDArray[np.uint8], found: Detections) -> npt.NDArray[np.bool_]:

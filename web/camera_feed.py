@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy.typing as npt
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
-from calibration.monitor import CalibrationMonitor
+from calibration.monitor import CalibrationMonitor, MonitorReport
 from calibration.table_frame import CalibrationError
 from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
@@ -31,7 +32,13 @@ from vision.live.appearance import figure_looks
 from vision.live.deployment import go_on_with
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
-from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
+from vision.live.setup import (
+    WAITING_TO_SET_UP,
+    EmptyTablePhoto,
+    StillTable,
+    analyse_lifting,
+    take_reference,
+)
 from vision.live.sources import FrameSource, ResilientSource
 from web.feeds import empty_scene
 from web.session import CameraStatus
@@ -68,6 +75,7 @@ class CameraFeed:
         self.monitor = CalibrationMonitor(layout, lens)
         self.gate = MotionGate()
         self.reference: Reference | None = None
+        self.empty_photo: EmptyTablePhoto | None = None  # what the reference was taken from, read again on a better map
         self.set_up = False  # the first good frame sets up; its reference may be None (vision/live/setup.py)
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.kept: dict[str, Any] | None = None  # the game kept before a restart, to go on with (resume)
@@ -142,11 +150,11 @@ class CameraFeed:
             return None, self._status(calib.message, calib.hidden, stale=True)
         if not self.set_up and self.still is not None and not self.still.update(status.frame):
             return None, self._status(WAITING_TO_SET_UP, calib.hidden)
-        if self.identified.follow_calibration(calib, self.gate):
-            self.refined_said = calib.message  # said until the table is analysed again (a hand lifting the card)
+        self._follow(calib)
         if not self.set_up or calib.state == "recalibrated":
             setup = take_reference(self.detector, status.frame, calib.frame, self.reference)
             self.reference, self.set_up = setup.reference, True
+            self.empty_photo = EmptyTablePhoto(status.frame, calib.frame) if setup.empty_table else None
             self.hex_mat = mat_grid(self.game, self.hex_mat, status.frame, calib.frame)
             self.gate = MotionGate()
             if setup.empty_table:  # else the models on it are analysed from the next frame on
@@ -159,30 +167,43 @@ class CameraFeed:
             return None, self._status("hands over the table: waiting for it to settle", calib.hidden, calib.stale)
         if gate == "still":  # nothing changed since the last analysis
             return None, self._status(self.refined_said or calib.message, calib.hidden, calib.stale, covered=True)
+        looked = self.monitor.look_again(status.frame)  # the table changed: a card lifted off markers the map lacks?
+        if looked is not None:
+            self._follow(looked)
+            calib = looked
+        table_frame = calib.frame
+        if table_frame is None:  # (a refined report always has its map)
+            return None, self._status(calib.message, calib.hidden, stale=True)
         deployment = self.identified.tracker is None  # this frame's models become the game's
         try:
-            result = analyze(
-                status.frame,
-                self.layout,
-                None,
-                calib.frame,
-                self.lens,
-                self.game,
-                self.players,
-                self.terrain,
+            result, self.reference = analyse_lifting(
+                partial(
+                    analyze,
+                    status.frame,
+                    self.layout,
+                    None,
+                    table_frame,
+                    self.lens,
+                    self.game,
+                    self.players,
+                    self.terrain,
+                    detector=self.detector,
+                    mates_settle_sizes=deployment,  # later frames: the tracker knows the sizes
+                    hex_mat=self.hex_mat,
+                    find_hex_mat=False,  # found once, at set-up
+                ),
+                self.empty_photo,
                 self.reference,
-                self.detector,
-                mates_settle_sizes=deployment,  # later frames: the tracker knows the sizes
-                hex_mat=self.hex_mat,
-                find_hex_mat=False,  # found once, at set-up
+                status.frame,
+                table_frame,
             )
         except CalibrationError as error:
             return None, self._status(f"frame not analysed: {error}", calib.hidden, stale=True)
         self.last_photo = status.frame
-        looks = figure_looks(status.frame, calib.frame, result.scene["models"])
+        looks = figure_looks(status.frame, table_frame, result.scene["models"])
         resumed = self._go_on(result.scene) if deployment and self.kept is not None else ""
         deployment = self.identified.tracker is None
-        scene, update = self.identified.identify(result.scene, looks, (status.frame, calib.frame))
+        scene, update = self.identified.identify(result.scene, looks, (status.frame, table_frame))
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = "; ".join(filter(None, [self.refined_said or calib.message, resumed]))
         self.refined_said = ""
@@ -196,6 +217,16 @@ class CameraFeed:
         if update is not None and update.messages:  # not seen, unexplained, uncertain: the players are asked
             message = f"{message}; " + "; ".join(update.messages)
         return scene, self._status(message, calib.hidden, calib.stale, covered=True)
+
+    def _follow(self, calib: MonitorReport) -> None:
+        """What the calibration monitor said of this frame, for the places held, the empty-table reference and its
+        objective markers (a map refined: markers back in view)."""
+        if self.identified.follow_calibration(calib, self.gate):
+            self.refined_said = calib.message  # said until the table is analysed again (a hand lifting the card)
+            reread = self.empty_photo.read_again(self.detector, calib) if self.empty_photo else None
+            if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
+                self.reference = reread
+                self.identified.remap_objectives(calib)
 
     def empty_scene(self) -> dict[str, Any]:
         return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)

@@ -1954,23 +1954,51 @@ def test_watch_says_the_markers_under_a_card_are_back_and_records_no_move_for_th
     # (IdentifiedScenes.follow_calibration): knocked while a card lies over markers 0 and 1, the table is mapped from
     # 2 and 3; when the card is lifted, from all four, and the players are told. The places read through the map
     # from two are read through the new one: the unit that moved under the card is no model nudged.
-    from tests.knocked_card import GAME, knocked_under_a_card
-    from vision.live.watch import watch
+    from tests.knocked_card import knocked_under_a_card, watched
 
     card = knocked_under_a_card(monkeypatch)
-    shots = iter(card.shots)
-    events = list(
-        watch(
-            lambda: IteratorSource(shots), card.table.layout, GAME, card.lens, card.players, max_frames=len(card.shots)
-        )
-    )
+    events = watched(card, card.lens)
     said = [e.payload.get("message", "") for e in events if e.kind == "status"]
     assert any("recalibrated from markers 2, 3 only" in s for s in said), said
     back = [k for k, e in enumerate(events) if "markers 0, 1 in view again" in str(e.payload.get("message", ""))]
     assert len(back) == 1, said
-    moves = [(k, e.payload) for k, e in enumerate(events) if e.kind == "move"]
+    moves = [(k, e.payload) for k, e in enumerate(events) if e.kind == "move" and "corrected" not in e.payload]
     assert len(moves) == len(card.unit) and all(k < back[0] for k, _ in moves)
     assert all(abs(m["length_in"] - math.hypot(1.5, 1.5)) < 0.06 for _, m in moves), moves
+    # ...printed again when the card is lifted, their ends read since the knock measured in the map from all four
+    corrected = [(k, e.payload) for k, e in enumerate(events) if e.kind == "move" and "corrected" in e.payload]
+    assert {m["model"] for _, m in corrected} == {m["model"] for _, m in moves} and all(
+        k > back[0] for k, _ in corrected
+    )
+    assert all(abs(m["length_in"] - math.hypot(1.5, 1.5)) < 0.03 for _, m in corrected), corrected
+
+
+def test_watch_maps_a_set_up_made_with_markers_under_a_card_from_them_all_once_it_is_lifted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `watch` set up while a card lay over markers 0 and 1, with no lens file: when the card is lifted it says the
+    # table is mapped from all four, as the page does, records no move for the places read through the new map, and
+    # does not go on saying that something covers the table where the card lay (the set-up's empty table had it).
+    from tests.knocked_card import set_up_under_a_card, watched
+
+    card = set_up_under_a_card(monkeypatch)
+    events = watched(card, None)
+    said = [str(e.payload.get("message", "")) for e in events if e.kind == "status"]
+    back = [k for k, s in enumerate(said) if "markers 0, 1 in view again" in s]
+    assert len(back) == 1 and "places read since the set-up" in said[back[0]], said
+    assert not any("something covers" in s for s in said), said
+    moves = [e.payload for e in events if e.kind == "move"]
+    # The unit's, printed as recorded (read through the map from two), then again measured in the new map; none for
+    # the new map itself.
+    recorded = [m for m in moves if "corrected" not in m]
+    corrected = [m for m in moves if "corrected" in m]
+    assert len(recorded) == len(corrected) == len(card.unit), moves
+    assert {m["model"] for m in corrected} == {m["model"] for m in recorded}
+    true_in = math.hypot(1.5, 1.5)
+    assert sum(abs(m["length_in"] - true_in) for m in corrected) < sum(abs(m["length_in"] - true_in) for m in recorded)
+    assert all(abs(m["length_in"] - true_in) < 0.035 for m in corrected), corrected
+    line = next(e for e in events if e.kind == "move" and "corrected" in e.payload).text()
+    assert line.endswith('" (corrected: the table mapped from more markers)'), line
 
 
 def test_a_piece_measured_unsurely_makes_its_move_and_place_unsure_too() -> None:

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from calibration.lens import LensModel
 from calibration.monitor import refined_place
-from tests.knocked_card import GAME, knocked_under_a_card
+from tests.knocked_card import GAME, knocked_under_a_card, set_up_under_a_card
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
 from vision.synth.table import RenderedTable, render_table
@@ -426,3 +426,49 @@ def test_a_card_lifted_off_markers_after_a_knock_has_the_places_read_since_mappe
     assert [m for m, _ in lengths_now] == sorted(ids[mid] for mid in unit) == [m for m, _ in lengths_before]
     assert sum(abs(n - true_in) for _, n in lengths_now) < sum(abs(b - true_in) for _, b in lengths_before)
     assert all(abs(n - true_in) < 0.02 for _, n in lengths_now), lengths_now
+
+
+def test_a_card_on_markers_from_the_set_up_on_is_lifted_and_the_table_mapped_from_every_marker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A card over markers 0 and 1 as the table is set up, and no lens file: the table is mapped from markers 2 and 3,
+    # and on seed 45's table the places read so are up to 0.4" off. When the card is lifted the page maps the table
+    # from all four: the places held, the objective markers and the unit's move are read again through the new map,
+    # and the set-up's empty table no longer holds the card (or the page would say for the rest of the game that
+    # something covers the table there).
+    card = set_up_under_a_card(monkeypatch)
+    feed = CameraFeed(
+        lambda: IteratorSource(iter(card.shots)), card.table.layout, "test camera", GAME, None, card.players
+    )
+    scenes, said, records = [], [], []
+    for _ in card.shots:
+        scene, status = feed.next()
+        said.append(status.message)
+        if scene is not None:
+            scenes.append(scene)
+            records.append(copy.deepcopy(feed.identified.tracker.history if feed.identified.tracker else []))
+    assert "calibrated from 2 markers" in said[0] and "marker(s) 0, 1 not seen" in said[0]
+    back = [k for k, s in enumerate(said) if "markers 0, 1 in view again" in s]
+    assert back and "places read since the set-up corrected by up to" in said[back[0]], said
+    deployed, moved_scene, refined_scene = scenes
+    objectives = [(o["x"], o["y"]) for o in card.table.scene["objectives"]]
+
+    def off_in(scene: dict[str, Any]) -> tuple[float, float]:
+        """How far, at most, the scene's models and objective markers are from the truth."""
+        models = max(min(math.dist((m["x"], m["y"]), xy) for xy in card.moved.values()) for m in scene["models"])
+        markers = max(min(math.dist((o["x"], o["y"]), xy) for xy in objectives) for o in scene["objectives"])
+        return models, markers
+
+    assert min(off_in(moved_scene)) > 0.1, off_in(moved_scene)  # read through the map from two markers
+    models_in, markers_in = off_in(refined_scene)
+    assert models_in < 0.08 and markers_in < 0.02, (models_in, markers_in)
+    assert {m["id"] for m in refined_scene["models"]} == {m["id"] for m in deployed["models"]}
+    # The unit's move, both ends read through the map from two: measured in the new map now
+    true_in = math.hypot(1.5, 1.5)
+    lengths_before, lengths_now = ([h["length_in"] for h in moves] for moves in records[1:])
+    assert len(lengths_now) == len(card.unit) == len(lengths_before)
+    assert sum(abs(n - true_in) for n in lengths_now) < sum(abs(b - true_in) for b in lengths_before)
+    assert all(abs(n - true_in) < 0.035 for n in lengths_now), lengths_now
+    # Nothing said to cover the table where the card lay, from the lift on
+    assert not any("something covers" in s for s in said[back[0] :]), said[back[0] :]
+    assert not refined_scene["measurement"]["covered"]

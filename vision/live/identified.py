@@ -138,6 +138,16 @@ class IdentifiedScenes:
         gate.analyse_again()
         return True
 
+    def remap_objectives(self, report: MonitorReport) -> None:
+        """The objective markers were read through ``report.remap_from`` (the set-up's map, from fewer markers than
+        are in view now): read through the refined map instead, as the set-up's reference is read again."""
+        if self.first is None or report.remap_from is None or report.frame is None:
+            return
+        to_new = remapper(report.remap_from, report.frame)
+        for objective in self.first.get("objectives", []):
+            x, y = to_new((objective["x"], objective["y"]))
+            objective["x"], objective["y"] = round(x, 4), round(y, 4)
+
     def recalibrated(self) -> None:
         """The camera was knocked and the table mapped again from its markers: what is read from now on goes through
         the new map, and what the tracker holds now went through the one before."""

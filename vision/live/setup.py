@@ -19,15 +19,19 @@ a set-up frame showing fewer than SETUP_BASES_MIN is still taken as the empty ta
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from calibration.monitor import MonitorReport, markers_used
 from calibration.table_frame import TableFrame
-from vision.analyze import Detector
+from vision import covered
+from vision.analyze import Analysis, Detector
 from vision.detect_classical import MARKER_RADIUS_IN, Reference
 from vision.detect_learned import LearnedDetector
+from vision.detections import Detections
 from vision.live.motion import MotionGate
 
 Image = npt.NDArray[np.uint8]
@@ -66,6 +70,60 @@ class SetUp:
     bases_seen: int
     message: str
     empty_table: bool = False  # the frame was taken as the empty table: nothing on it to analyse
+
+
+@dataclass
+class EmptyTablePhoto:
+    """The frame the reference was taken from, and the map it was read through: while the camera has not moved, the
+    same pixels read through a better map (markers hidden at set-up back in view: calibration/monitor.py's "refined")
+    make a better reference, its objective markers placed through that map too. What hid those markers (a card, a
+    dice tray) is in it, and gone now: at the next analysis, that part of the reference is taken from the photo
+    (``lifted_off``), or the players would be told for the rest of the game that something covers the table there."""
+
+    image: Image
+    frame: TableFrame
+    markers_back: tuple[int, ...] = ()  # hidden at set-up, in view since
+    lifted_pending: bool = False  # read again since the last analysis: what hid them is still in the reference
+
+    def read_again(self, detector: Detector, report: MonitorReport) -> Reference | None:
+        """The reference read again through ``report``'s map, where that refines the map this photo was read through
+        (None: it does not, and the reference stays)."""
+        if report.state != "refined" or report.frame is None or report.remap_from is not self.frame:
+            return None
+        reference = detector.prepare(self.image, report.frame)  # (first: if it fails, nothing here has changed)
+        back = set(markers_used(report.frame)) - set(markers_used(self.frame))
+        self.markers_back = tuple(sorted(set(self.markers_back) | back))
+        self.frame, self.lifted_pending = report.frame, True
+        return reference
+
+    def lifted_off(self, reference: Reference, photo: Image, frame: TableFrame, found: Detections) -> Reference | None:
+        """``reference`` with what covered the markers back in view, and does not now, taken from ``photo`` (a settled
+        frame, analysed with ``found`` pieces, through the map the reference was read again by): None if no reading
+        again (``read_again``) waits for this."""
+        if not self.lifted_pending or frame is not self.frame:
+            return None
+        self.lifted_pending = False
+        layout = frame.layout
+        back = [m for m in layout.markers if m.id in self.markers_back]
+        empty_top = reference.rectified
+        h, w = empty_top.shape[:2]
+        top = frame.rectify(photo, w / layout.width_in, (0, 0, w, h))
+        return Reference(covered.lifted_off(top, empty_top, frame, found, back), reference.objectives)
+
+
+def analyse_lifting(
+    analyse: Callable[[Reference | None], Analysis],
+    photo: EmptyTablePhoto | None,
+    reference: Reference | None,
+    image: Image,
+    frame: TableFrame,
+) -> tuple[Analysis, Reference | None]:
+    """``analyse`` (the frame ``image``) against ``reference``; where that shows what hid markers at set-up lifted off
+    them (``EmptyTablePhoto.lifted_off``), against the reference taken from it there instead. Returns the analysis
+    and the reference to use from now on."""
+    result = analyse(reference)
+    lifted = photo.lifted_off(reference, image, frame, result.detections) if photo and reference else None
+    return (result, reference) if lifted is None else (analyse(lifted), lifted)
 
 
 def take_reference(detector: Detector, frame_image: Image, frame: TableFrame, kept: Reference | None) -> SetUp:

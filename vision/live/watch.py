@@ -11,11 +11,12 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from calibration.layout import Layout
 from calibration.lens import LensModel
-from calibration.monitor import CalibrationMonitor
+from calibration.monitor import CalibrationMonitor, MonitorReport
 from vision.analyze import PLAYERS_MODELS, Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
@@ -25,7 +26,13 @@ from vision.live.appearance import figure_looks
 from vision.live.deployment import deploy, go_on_with
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
-from vision.live.setup import WAITING_TO_SET_UP, StillTable, take_reference
+from vision.live.setup import (
+    WAITING_TO_SET_UP,
+    EmptyTablePhoto,
+    StillTable,
+    analyse_lifting,
+    take_reference,
+)
 from vision.live.sources import FrameSource, ResilientSource
 
 if TYPE_CHECKING:
@@ -44,6 +51,7 @@ class Event:
         if self.kind == "move":
             p = self.payload
             guess = " (estimated: not seen there)" if p.get("estimated") else ""
+            guess += f" (corrected: {p['corrected']})" if p.get("corrected") else ""
             sigma = float(p.get("length_sigma_in", 0.0))
             unsure = f' +/- {sigma:.2f}"' if sigma >= 0.005 else ""  # 1 sigma, from how both ends were measured
             return f'(move) {p["model"]} of {p["unit"]} moved {p["length_in"]:.2f}"{unsure}{guess}'
@@ -129,11 +137,13 @@ def watch(
     gate = MotionGate()
     detector = detector if detector is not None else make_detector("auto")
     reference: Reference | None = None
+    empty_photo: EmptyTablePhoto | None = None  # what the reference was taken from, read again on a better map
     set_up = False  # the first good frame sets up; its reference may be None (models on it: vision/live/setup.py)
     identified = IdentifiedScenes()
     # The moves already printed, by id (held here, so no later entry can take an id over): the tracker may
     # take wrong moves back out of its history and make them again, so a count of entries would not do.
     printed: dict[int, dict[str, Any]] = {}
+    printed_in: dict[int, float] = {}  # ...and the length each was printed with
     last_desync = ""
     last: dict[str, str] = {}
     last_message = ""
@@ -149,6 +159,28 @@ def watch(
             return []
         last_message = message
         return [Event("status", {"message": message, "stale": True})]
+
+    def follow(calib: MonitorReport) -> Iterator[Event]:
+        """What the calibration monitor said of this frame, for the places held, the moves printed, the empty-table
+        reference and its objective markers (a map refined: markers back in view)."""
+        nonlocal reference
+        if not identified.follow_calibration(calib, gate):
+            return
+        yield Event("status", {"message": calib.message, "stale": False})
+        # The moves printed whose ends were read through the map before: printed again, measured in the new one
+        for entry in identified.tracker.history if identified.tracker is not None else []:
+            if id(entry) in printed and entry["length_in"] != printed_in[id(entry)]:
+                printed_in[id(entry)] = entry["length_in"]
+                fields = {k: v for k, v in entry.items() if k != "event"}
+                yield Event("move", {**fields, "corrected": "the table mapped from more markers"})
+        try:
+            reread = empty_photo.read_again(detector, calib) if empty_photo else None
+        except Exception as error:  # noqa: BLE001 - the reference read through the map before stays
+            reread = None
+            yield from said_once(_unreadable("set-up", error))
+        if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
+            reference = reread
+            identified.remap_objectives(calib)
 
     try:
         while max_frames is None or frames < max_frames:
@@ -181,8 +213,7 @@ def watch(
             if not set_up and still is not None and not still.update(status.frame):
                 yield from said_once(WAITING_TO_SET_UP)
                 continue
-            if identified.follow_calibration(calib, gate):
-                yield Event("status", {"message": calib.message, "stale": False})
+            yield from follow(calib)
             if not set_up or calib.state == "recalibrated":
                 try:
                     setup = take_reference(detector, status.frame, calib.frame, reference)
@@ -191,6 +222,7 @@ def watch(
                     yield from said_once(_unreadable("set-up", error))
                     continue
                 reference, set_up = setup.reference, True
+                empty_photo = EmptyTablePhoto(status.frame, calib.frame) if setup.empty_table else None
                 gate = MotionGate()
                 if setup.empty_table:  # else the models on it are analysed from the next frame on
                     gate.update(status.frame)
@@ -201,22 +233,35 @@ def watch(
             decision = gate.update(status.frame)
             if decision.state != "settled":
                 continue
+            looked = monitor.look_again(status.frame)  # the table changed: a card lifted off markers the map lacks?
+            if looked is not None:
+                yield from follow(looked)
+                calib = looked
+            table_frame = calib.frame
+            if table_frame is None:  # (a refined report always has its map)
+                continue
             deploying = identified.tracker is None  # later frames: the tracker knows the sizes (analyze)
             try:
-                result = analyze(
-                    status.frame,
-                    layout,
-                    None,
-                    calib.frame,
-                    lens,
-                    game,
-                    players,
-                    terrain,
+                result, reference = analyse_lifting(
+                    partial(
+                        analyze,
+                        status.frame,
+                        layout,
+                        None,
+                        table_frame,
+                        lens,
+                        game,
+                        players,
+                        terrain,
+                        detector=detector,
+                        mates_settle_sizes=deploying,
+                        hex_mat=hex_mat,
+                        find_hex_mat=False,  # found once, at set-up
+                    ),
+                    empty_photo,
                     reference,
-                    detector,
-                    deploying,
-                    hex_mat,
-                    find_hex_mat=False,  # found once, at set-up
+                    status.frame,
+                    table_frame,
                 )
             except Exception as error:  # noqa: BLE001 - the last scene stays; the next settled frame is read
                 yield from said_once(_unreadable("analysis", error))
@@ -233,7 +278,7 @@ def watch(
             if covered != last_covered:  # a hand held still over the table, a tape measure left on it; and gone again
                 yield Event("status", {"message": covered or "nothing covers the table any more", "stale": False})
                 last_covered = covered
-            looks = figure_looks(status.frame, calib.frame, result.scene["models"])
+            looks = figure_looks(status.frame, table_frame, result.scene["models"])
             if deploying and kept is not None:  # a restart: the game kept goes on, where its models stand
                 yield Event("status", {"message": go_on_with(identified, result.scene, kept), "stale": False})
                 kept = None
@@ -243,12 +288,13 @@ def watch(
                 for note in notes:
                     yield Event("status", {"message": note, "stale": False})
             else:
-                found, update = identified.identify(result.scene, looks, (status.frame, calib.frame))
+                found, update = identified.identify(result.scene, looks, (status.frame, table_frame))
             moved_now: list[str] = []  # units with a move printed at this frame
             if update is not None and identified.tracker is not None:
                 for entry in identified.tracker.history:
                     if entry.get("event") == "move" and id(entry) not in printed:
                         printed[id(entry)] = entry
+                        printed_in[id(entry)] = entry["length_in"]
                         moved_now += [entry["unit"]] if entry["unit"] not in moved_now else []
                         yield Event("move", {k: v for k, v in entry.items() if k != "event"})
                 desync = "; ".join(update.messages)

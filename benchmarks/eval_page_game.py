@@ -93,11 +93,14 @@ def main() -> None:
         "--card",
         default=None,
         metavar="MARKERS",
-        help="with --bump: a card lies over these calibration markers (comma-separated) from the knock on, past the "
-        "page's wait for them, so the table is mapped from the others",
+        help="a card lies over these calibration markers (comma-separated) from the knock on (--bump), past the "
+        "page's wait for them, or else from the set-up on: the table is mapped from the others",
     )
     parser.add_argument(
         "--card-activations", type=int, default=6, help="the card is lifted after this many activations"
+    )
+    parser.add_argument(
+        "--no-lens", action="store_true", help="the players have no lens file: the page reads the lens from the markers"
     )
     add_game_option(parser)
     add_terrain_option(parser)
@@ -133,7 +136,7 @@ def main() -> None:
             first.layout,
             "scripted camera",
             game,
-            lens,
+            None if args.no_lens else lens,
             players,
             detector,
             terrain=terrain,
@@ -144,7 +147,14 @@ def main() -> None:
     session = GameSession(GameStore(folder / "game.sqlite"), feed.empty_scene())
     truth = {m["id"]: (m["x"], m["y"]) for m in scene["models"]}
     page_id: dict[str, str] = {}  # true model -> the id the players gave it on the page
-    counts = {"model_frames": 0, "identity": 0, "hand_frames": 0, "false_updates": 0, "dead_frames": 0, "dead_shown": 0}
+    counts = {
+        "model_frames": 0,
+        "identity": 0,
+        "hand_frames": 0,
+        "false_updates": 0,
+        "dead_frames": 0,
+        "dead_shown": 0,
+    }
     removed: set[str] = set()  # casualties, off the table
     dead_on: dict[str, str] = {}  # casualty -> a model whose piece the page showed it on
     analysed = dict(truth)  # the table as the page last analysed it
@@ -158,9 +168,14 @@ def main() -> None:
     refined_said: list[str] = []  # what the page said when the markers under the card were back in view
     # (activation phase, model) -> how far the page shows it from where it stands, after each activation
     place_off: dict[str, list[float]] = {}
+    still_frames: dict[str, int] = {}  # phase -> frames with no hand over the table
+    covered_said: dict[str, int] = {}  # ...of them, those the page said something covers the table
     phase_errors: dict[str, list[float]] = {}  # phase -> each move's length error
     phase_starts: dict[str, list[float]] = {}  # phase -> how far each move's recorded start is off
     phase = ["before the knock" if args.bump is not None else "the game"]
+    card_from = args.bump if args.bump is not None else 1  # the activation before which the card is laid
+    if card_markers and args.bump is None:  # on the table from the set-up on
+        card_on[0], phase[0] = True, "card on"
 
     def show(image: np.ndarray, hand: bool) -> None:
         nonlocal analysed
@@ -180,8 +195,11 @@ def main() -> None:
         if hand:
             counts["hand_frames"] += 1
             counts["false_updates"] += updated
-        elif updated:
-            analysed = dict(truth)
+        else:  # the table still: what is said to cover it covers nothing (or a card lying on calibration markers)
+            still_frames[phase[0]] = still_frames.get(phase[0], 0) + 1
+            covered_said[phase[0]] = covered_said.get(phase[0], 0) + ("something covers" in session.camera.message)
+            if updated:
+                analysed = dict(truth)
         if page_id:
             score()
 
@@ -287,12 +305,13 @@ def main() -> None:
         if k == args.bump and card_markers:
             card_on[0] = True
             wait_frames = WAIT_ALL_MARKERS_FRAMES + args.still_frames
-        if args.bump is not None and card_on[0] and k == args.bump + args.card_activations:
+        if card_on[0] and k == card_from + args.card_activations:
             card_on[0], phase[0] = False, "card lifted"  # lifted, and the table still for a second
             still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(RETRY_ALL_MARKERS_FRAMES + args.still_frames):
                 show(still.image, False)
             print(f"  card lifted before activation {k}: the page said {refined_said or 'nothing of it'}")
+            records_before = move_records()  # mapped again from every marker: every record read before, corrected
         if k == args.bump and not args.bump_in_move:
             still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))
             for _ in range(max(3 * args.still_frames, wait_frames)):
@@ -367,6 +386,17 @@ def main() -> None:
         f"spurious moves (a unit's move record changed while another was activated): {len(spurious)}"
         + (f": {spurious}" if spurious else "")
     )
+    said = ", ".join(f"{name} {covered_said[name]}/{n}" for name, n in still_frames.items())
+    print(f"frames with no hand over the table said to be covered: {said}")
+    markers_off = [
+        min(math.dist((o["x"], o["y"]), (t["x"], t["y"])) for t in scene["objectives"])
+        for o in session.view().get("objectives", [])
+    ]
+    if markers_off:
+        print(
+            f"objective markers shown at the end: {len(markers_off)} of {len(scene['objectives'])}, at most "
+            f'{max(markers_off):.3f}" off'
+        )
     if args.bump is not None:
         when = "by the hand moving" if args.bump_in_move else "before"
         print(f"camera knocked {args.bump_deg} deg {when} activation {args.bump}; the page said: {knocked_said[:6]}")

@@ -5,6 +5,7 @@ a unit moved under the card, then the card lifted (calibration/monitor.py's wait
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -12,9 +13,10 @@ import pytest
 
 import calibration.monitor
 from calibration.lens import LensModel
+from geometry.hexgrid import HexGrid
 from vision.live.sources import IteratorSource
 from vision.live.watch import Event, watch
-from vision.synth.table import RenderedTable, lay_card, render_table
+from vision.synth.table import HEX_MATS, RenderedTable, lay_card, render_table
 
 GAME = "grinding-annihilation"
 CARD_ON = (0, 1)  # the markers the card covers: two along one edge, the map from the other two is off most
@@ -79,6 +81,30 @@ def set_up_under_a_card(monkeypatch: pytest.MonkeyPatch, seed: int = 45) -> Card
     lens = LensModel(table.camera.K, table.camera.dist, table.camera.size)
     players = {p["id"]: p["color"] for p in table.scene["players"]}
     return CardGame(table, shots, moved, unit, lens, players)
+
+
+def hex_mat_under_a_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[RenderedTable, list[np.ndarray], dict[str, str]]:
+    """Onefinity's table (a 1.5" hex mat) with the card over markers 0 and 1 from the set-up on, then lifted, nothing
+    moved: the table, the frames, the players. The monitor looks for the markers every 3 steady frames (not 30)."""
+    monkeypatch.setattr(calibration.monitor, "RETRY_ALL_MARKERS_FRAMES", 3)
+    table = render_table(21, "onefinity", hard="none")
+    shots = [lay_card(table, table.empty, set(CARD_ON))] + [lay_card(table, table.image, set(CARD_ON))] * 4
+    shots += [table.image] * 6
+    return table, shots, {p["id"]: p["color"] for p in table.scene["players"]}
+
+
+def hex_grid_off_in(grid: dict[str, Any], table: RenderedTable) -> float:
+    """How far, at most over ``table``, a hex centre of ``grid`` lies from the nearest centre of the mat's grid."""
+    found, mat = (
+        HexGrid(**{k: g[k] for k in HexGrid.__dataclass_fields__}) for g in (grid, HEX_MATS[table.scene["game"]])
+    )
+    w, d = table.layout.width_in, table.layout.depth_in
+    xs, ys = np.meshgrid(np.linspace(0.5, w - 0.5, 30), np.linspace(0.5, d - 0.5, 30))
+    cx, cy = found.to_table(*found.to_hex(xs.ravel(), ys.ravel()))
+    tx, ty = mat.to_table(*mat.to_hex(cx, cy))
+    return float(np.hypot(cx - tx, cy - ty).max())
 
 
 def watched(card: CardGame, lens: LensModel | None) -> list[Event]:

@@ -277,6 +277,18 @@ def mat_grid(
     return found.spec() if found is not None else None
 
 
+def mat_grid_again(
+    game: str, grid: dict[str, Any] | None, given: bool, image: npt.NDArray[np.uint8], frame: Any
+) -> dict[str, Any] | None:
+    """The grid found on the set-up frame ``image``, found again through ``frame``, a better map of it (markers hidden
+    at set-up in view since: calibration/monitor.py's "refined"). Found through a map from two markers, a 1.5" grid
+    was up to 0.03-0.06" off the mat's across a 24" table, against 0.02" through all four (docs/live.md, session 88).
+    The grid the players ``given`` stays, and so does ``grid`` where none is found now."""
+    if given:
+        return grid
+    return mat_grid(game, None, image, frame) or grid
+
+
 def describe_set_up(game: str, grid: dict[str, Any] | None) -> str:
     """What the set-up says of the mat's grid in a game played in hexes ('' in any other game)."""
     if game not in HEX_GAMES:

@@ -27,7 +27,7 @@ from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
-from vision.hex_mat import describe_set_up, mat_grid
+from vision.hex_mat import describe_set_up, mat_grid, mat_grid_again
 from vision.live.appearance import figure_looks
 from vision.live.deployment import go_on_with
 from vision.live.identified import IdentifiedScenes
@@ -71,6 +71,7 @@ class CameraFeed:
         self.lens = lens
         self.players = players
         self.hex_mat = hex_mat  # the mat's hex grid in a game played in hexes (None: found at set-up)
+        self.hex_mat_given = hex_mat is not None  # (else found on the set-up frame, and found again on a better map)
         self.terrain = terrain  # the players' terrain (find-terrain): bases on hills are put on top
         self.monitor = CalibrationMonitor(layout, lens)
         self.gate = MotionGate()
@@ -227,6 +228,11 @@ class CameraFeed:
             if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
                 self.reference = reread
                 self.identified.remap_objectives(calib)
+                assert self.empty_photo is not None and calib.frame is not None
+                self.hex_mat = mat_grid_again(
+                    self.game, self.hex_mat, self.hex_mat_given, self.empty_photo.image, calib.frame
+                )
+                self.identified.take_hex_mat(self.hex_mat)
 
     def empty_scene(self) -> dict[str, Any]:
         return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)

@@ -2001,6 +2001,36 @@ def test_watch_maps_a_set_up_made_with_markers_under_a_card_from_them_all_once_i
     assert line.endswith('" (corrected: the table mapped from more markers)'), line
 
 
+def test_watch_finds_a_hex_mat_found_at_a_set_up_under_a_card_again_once_the_card_is_lifted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As the page does (tests/web/test_camera_feed.py): Onefinity's 1.5" hex mat, found at a set-up whose markers 0
+    # and 1 lay under a card, is found again through the map from all four once the card is lifted; the scenes
+    # judged and kept (`watch --keep`) from then on have that grid, not the one found through the map from two.
+    from tablesight.scene import Scene
+    from tests.knocked_card import hex_grid_off_in, hex_mat_under_a_card
+    from vision.live.watch import watch
+
+    table, shots, players = hex_mat_under_a_card(monkeypatch)
+    kept: list[Scene] = []
+    frames = iter(shots)
+    events = list(
+        watch(
+            lambda: IteratorSource(frames),
+            table.layout,
+            "onefinity",
+            None,
+            players,
+            max_frames=len(shots),
+            keep=kept.append,
+        )
+    )
+    assert any("markers 0, 1 in view again" in str(e.payload.get("message", "")) for e in events)
+    assert len(kept) >= 2
+    before, after = (hex_grid_off_in(s.to_dict()["table"]["hex"], table) for s in (kept[0], kept[-1]))
+    assert before > 0.04 and after < 0.025, (before, after)
+
+
 def test_a_piece_measured_unsurely_makes_its_move_and_place_unsure_too() -> None:
     # How sure a move's length is comes from how both its ends were measured: a base seen only as a sliver
     # behind a wall is measured with a sigma several times a clear one's (vision/centre_sigma.py).

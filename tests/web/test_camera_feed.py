@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from calibration.lens import LensModel
 from calibration.monitor import refined_place
-from tests.knocked_card import GAME, knocked_under_a_card, set_up_under_a_card
+from tests.knocked_card import GAME, hex_grid_off_in, hex_mat_under_a_card, knocked_under_a_card, set_up_under_a_card
 from vision.analyze import make_detector
 from vision.live.sources import IteratorSource
 from vision.synth.table import RenderedTable, render_table
@@ -426,6 +426,27 @@ def test_a_card_lifted_off_markers_after_a_knock_has_the_places_read_since_mappe
     assert [m for m, _ in lengths_now] == sorted(ids[mid] for mid in unit) == [m for m, _ in lengths_before]
     assert sum(abs(n - true_in) for _, n in lengths_now) < sum(abs(b - true_in) for _, b in lengths_before)
     assert all(abs(n - true_in) < 0.02 for _, n in lengths_now), lengths_now
+
+
+def test_a_hex_mat_found_at_a_set_up_under_a_card_is_found_again_once_the_card_is_lifted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Onefinity is played on a 1.5" hex mat (its rulebook counts ranges and moves in hexes), which the page finds on
+    # the set-up frame. Set up with a card over markers 0 and 1 and no lens file, it is found through the map from
+    # markers 2 and 3, up to 0.06" off the mat's across the table: a model standing that close to a hex's edge is put
+    # in the next hex. Once the card is lifted and the table mapped from all four, the grid is found again.
+    table, shots, players = hex_mat_under_a_card(monkeypatch)
+    feed = CameraFeed(lambda: IteratorSource(iter(shots)), table.layout, "test camera", "onefinity", None, players)
+    scenes, said = [], []
+    for _ in shots:
+        scene, status = feed.next()
+        said.append(status.message)
+        if scene is not None:
+            scenes.append(scene)
+    assert 'hex mat: 1.5" pointy hexes' in said[0] and "calibrated from 2 markers" in said[0], said[0]
+    assert any("markers 0, 1 in view again" in s for s in said), said
+    before, after = (hex_grid_off_in(s["table"]["hex"], table) for s in (scenes[0], scenes[-1]))
+    assert before > 0.04 and after < 0.025, (before, after)
 
 
 def test_a_card_on_markers_from_the_set_up_on_is_lifted_and_the_table_mapped_from_every_marker(

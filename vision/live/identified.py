@@ -138,6 +138,12 @@ class IdentifiedScenes:
         gate.analyse_again()
         return True
 
+    def take_hex_mat(self, grid: dict[str, Any] | None) -> None:
+        """The mat's hex grid, found again on the set-up frame through a better map: the scenes shown from now on
+        have it (they keep the deployment scene's table)."""
+        if self.first is not None and grid is not None:
+            self.first["table"]["hex"] = copy.deepcopy(grid)
+
     def remap_objectives(self, report: MonitorReport) -> None:
         """The objective markers were read through ``report.remap_from`` (the set-up's map, from fewer markers than
         are in view now): read through the refined map instead, as the set-up's reference is read again."""

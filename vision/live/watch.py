@@ -21,7 +21,7 @@ from vision.analyze import PLAYERS_MODELS, Detector, analyze, make_detector, to_
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
-from vision.hex_mat import describe_set_up, mat_grid
+from vision.hex_mat import describe_set_up, mat_grid, mat_grid_again
 from vision.live.appearance import figure_looks
 from vision.live.deployment import deploy, go_on_with
 from vision.live.identified import IdentifiedScenes
@@ -138,6 +138,7 @@ def watch(
     detector = detector if detector is not None else make_detector("auto")
     reference: Reference | None = None
     empty_photo: EmptyTablePhoto | None = None  # what the reference was taken from, read again on a better map
+    hex_mat_given = hex_mat is not None  # (else found on the set-up frame, and found again on a better map)
     set_up = False  # the first good frame sets up; its reference may be None (models on it: vision/live/setup.py)
     identified = IdentifiedScenes()
     # The moves already printed, by id (held here, so no later entry can take an id over): the tracker may
@@ -163,7 +164,7 @@ def watch(
     def follow(calib: MonitorReport) -> Iterator[Event]:
         """What the calibration monitor said of this frame, for the places held, the moves printed, the empty-table
         reference and its objective markers (a map refined: markers back in view)."""
-        nonlocal reference
+        nonlocal reference, hex_mat
         if not identified.follow_calibration(calib, gate):
             return
         yield Event("status", {"message": calib.message, "stale": False})
@@ -181,6 +182,9 @@ def watch(
         if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
             reference = reread
             identified.remap_objectives(calib)
+            assert empty_photo is not None and calib.frame is not None
+            hex_mat = mat_grid_again(game, hex_mat, hex_mat_given, empty_photo.image, calib.frame)
+            identified.take_hex_mat(hex_mat)
 
     try:
         while max_frames is None or frames < max_frames:

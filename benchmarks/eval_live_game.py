@@ -7,7 +7,9 @@ Run: ``python benchmarks/eval_live_game.py [--game focal-point] [--rounds 4] [--
 The game: a crowded 44"x60" table (31 models in 9 units for seed 45). Each round every unit is
 activated in turn: a hand comes over the table and picks the unit's models up (one frame, models
 gone, hand there), then the table is still again with the unit moved 2-5" (``--still-frames``, 4 by default, with fresh
-sensor noise; the motion gate waits for 3 still frames before it looks again). In round 2 one unit is moved into the middle of another unit (through a crowd).
+sensor noise; the motion gate waits for 3 still frames before it looks again). On Onefinity's hex mat (``--game onefinity``) each
+trooper stands in a hex, a unit moves a whole number of hexes (2-5"), and each trooper is put down within 0.1" of its
+new hex's centre. In round 2 one unit is moved into the middle of another unit (through a crowd).
 The pipeline is the one ``watch`` and the page's camera mode use: calibration, motion gate,
 analysis (the default detector) and the identity tracker told which unit is activated; the
 players confirm the deployment once (ids and units from the first settled frame). The players also give the
@@ -28,15 +30,18 @@ from worse_camera_set import camera_spec, seen_through
 
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
+from geometry.hexgrid import HexGrid
 from geometry.shapes import base_semi_axes_in
 from vision.analyze import analyze, make_detector
 from vision.evaluate import SEEN_RIM_SHARE
+from vision.hex_mat import mat_grid
 from vision.live.appearance import figure_looks
 from vision.live.deployment import deploy
 from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 from vision.live.tracker import IdentityTracker
-from vision.synth.table import GAMES, HEX_MATS, render_table
+from vision.synth.hex_troopers import PLACED_WITHIN_IN, troopers_in_hexes
+from vision.synth.table import GAMES, HEX_MATS, RenderedTable, render_table
 from vision.terrain import footprint_under, terrain_footprints
 
 GAME = "grinding-annihilation"
@@ -93,30 +98,43 @@ def script(
             [shapely.Polygon(t["polygon"]).boundary for t in scene["terrain"] if t["kind"] == "hill"]
         ),
     }
+    hexes = scene["table"].get("hex")  # a hex mat's game: troopers move hex to hex (else anywhere)
+    grid = HexGrid(**hexes) if hexes else None
     out = []
     crowd_done = False
     for rnd in range(1, rounds + 1):
         for unit, ids in members.items():
+            if not ids:  # (a unit none of whose models is on the table: a hex mat's that no hex held)
+                continue
             others = {k: v for k, v in pos.items() if k not in ids}
             candidates = []
-            for _ in range(200):
+            for _ in range(200 if grid is None else 0):
                 angle, length = rng.uniform(0, 2 * math.pi), rng.uniform(2.0, 5.0)
                 candidates.append((math.cos(angle) * length, math.sin(angle) * length))
+            if grid is not None:
+                steps = hex_steps(grid, 8.0)
+                candidates = [steps[k] for k in rng.permutation(len(steps)) if 2.0 <= math.hypot(*steps[k]) <= 5.0]
             if rnd == 2 and not crowd_done:
                 # Into the crowd: as close as the bases allow to the middle of another unit.
                 cx, cy = np.mean([pos[i] for i in ids], axis=0)
                 target = min(
-                    (np.mean([pos[i] for i in o], axis=0) for u2, o in members.items() if u2 != unit),
+                    (np.mean([pos[i] for i in o], axis=0) for u2, o in members.items() if u2 != unit and o),
                     key=lambda c: math.hypot(c[0] - cx, c[1] - cy),
                 )
+                near = [(dx, dy) for dx in np.arange(-8, 8.1, 0.5) for dy in np.arange(-8, 8.1, 0.5)]
                 candidates = sorted(
-                    [(dx, dy) for dx in np.arange(-8, 8.1, 0.5) for dy in np.arange(-8, 8.1, 0.5)],
+                    near if grid is None else hex_steps(grid, 8.0),
                     key=lambda v: math.hypot(cx + v[0] - target[0], cy + v[1] - target[1]),
                 )
             for dx, dy in candidates:
-                off = {i: rng.normal(0.0, jitter_in, 2) if jitter_in else (0.0, 0.0) for i in ids}
-                moved = {i: (round(pos[i][0] + dx + off[i][0], 4), round(pos[i][1] + dy + off[i][1], 4)) for i in ids}
-                if legal(moved, others, radius, table) and (not jitter_in or apart(moved, radius)):
+                if grid is not None:  # each trooper put down by hand near the centre of the hex the step takes it to
+                    moved = {i: in_hex(grid, (pos[i][0] + dx, pos[i][1] + dy), rng) for i in ids}
+                else:
+                    off = {i: rng.normal(0.0, jitter_in, 2) if jitter_in else (0.0, 0.0) for i in ids}
+                    moved = {
+                        i: (round(pos[i][0] + dx + off[i][0], 4), round(pos[i][1] + dy + off[i][1], 4)) for i in ids
+                    }
+                if legal(moved, others, radius, table) and (not jitter_in and grid is None or apart(moved, radius)):
                     if rnd == 2 and not crowd_done:
                         crowd_done = True
                         print(f'  round 2: {unit} moved into the crowd ({math.hypot(dx, dy):.1f}")')
@@ -124,6 +142,32 @@ def script(
                     out.append((rnd, unit, dict(pos)))
                     break
     return out
+
+
+def hex_steps(grid: HexGrid, reach_in: float) -> list[tuple[float, float]]:
+    """The shifts that take a hex to another within ``reach_in`` (a unit moved a whole number of hexes)."""
+    q, r = np.meshgrid(np.arange(-8, 9), np.arange(-8, 9))
+    x, y = grid.to_table(q.ravel(), r.ravel())
+    x0, y0 = grid.to_table([0], [0])
+    steps = [(float(dx), float(dy)) for dx, dy in zip(x - x0[0], y - y0[0], strict=True)]
+    return [v for v in steps if 0 < math.hypot(*v) <= reach_in]
+
+
+def in_hex(grid: HexGrid, xy: tuple[float, float], rng: np.random.Generator) -> tuple[float, float]:
+    """Where a hand puts a trooper in the hex that holds ``xy``: within PLACED_WITHIN_IN of its centre."""
+    q, r = grid.to_hex([xy[0]], [xy[1]])
+    cx, cy = grid.to_table(q, r)
+    angle, reach = rng.uniform(0, 2 * math.pi), PLACED_WITHIN_IN * math.sqrt(rng.uniform())
+    return round(float(cx[0]) + reach * math.cos(angle), 4), round(float(cy[0]) + reach * math.sin(angle), 4)
+
+
+def opening_table(seed: int, game: str) -> tuple[RenderedTable, frozenset[str]]:
+    """The crowded table as the game begins, and the models of its plan left off it: on a hex mat each trooper stands
+    in a hex, as players put them (vision/synth/hex_troopers.py), and those no hex near them holds are left off."""
+    if game not in HEX_MATS:
+        return render_table(seed, game, hard="crowded"), frozenset()
+    at, off = troopers_in_hexes(seed, game, "crowded")
+    return render_table(seed, game, hard="crowded", models_at=at, lifted=off), off
 
 
 def move_steps(
@@ -152,8 +196,9 @@ def add_game_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
         default=GAME,
-        choices=sorted(g for g in GAMES if g not in HEX_MATS),  # a hex mat's game moves by hexes, not by this script
-        help="whose table: 44x60 inches (the default), 24x24 or 36x36",
+        choices=sorted(GAMES),
+        help="whose table: 44x60 inches (the default), 24x24 or 36x36; onefinity's 24x24 hex mat, a trooper to a hex, "
+        "each unit moved a whole number of hexes and each trooper put down within 0.1\" of its hex's centre",
     )
 
 
@@ -260,7 +305,7 @@ def main() -> None:
         return seen_through(image, *camera, camera_rng) if camera else image
 
     start_time = time.perf_counter()
-    first = render_table(args.seed, game, hard="crowded")
+    first, off_table = opening_table(args.seed, game)
     scene = first.scene
     rng = np.random.default_rng(args.seed)
     activations = script(scene, args.rounds, rng, args.jitter)
@@ -270,6 +315,7 @@ def main() -> None:
     detector = make_detector("auto")
     reference = detector.prepare(empty, frame)
     terrain = players_terrain(args.terrain, scene, detector, empty, frame)
+    hex_mat = mat_grid(game, None, empty, frame)
     players = {p["id"]: p["color"] for p in scene["players"]}
     unit_of = {m["id"]: m["unit"] for m in scene["models"]}
     player_of_unit = {u["id"]: u["player"] for u in scene["units"]}
@@ -323,7 +369,19 @@ def main() -> None:
         t0 = time.perf_counter()
         deployment = tracker is None  # later frames: the tracker knows the sizes, as in watch and the page
         result = analyze(
-            photo, first.layout, None, frame, lens, game, players, terrain, reference, detector, deployment
+            photo,
+            first.layout,
+            None,
+            frame,
+            lens,
+            game,
+            players,
+            terrain,
+            reference,
+            detector,
+            deployment,
+            hex_mat=hex_mat,
+            find_hex_mat=False,  # found once, at set-up, as watch and the page find it
         )
         analyse_ms.append((time.perf_counter() - t0) * 1e3)
         found = result.scene["models"]
@@ -437,7 +495,7 @@ def main() -> None:
 
     for _ in range(4):  # deployment: the table still
         show(noisy(first.image), None, False)
-    removed: set[str] = set()  # casualties, off the table
+    removed: set[str] = set(off_table)  # casualties, off the table (and on a hex mat those no hex held)
     casualty_round = 1
     for rnd, unit, positions in activations:
         if args.casualties and rnd > casualty_round:  # a round begins: one casualty is removed (lifted by a hand)

@@ -32,7 +32,15 @@ from typing import Any
 
 import cv2
 import numpy as np
-from eval_live_game import add_game_option, add_terrain_option, casualty, move_steps, players_terrain, script
+from eval_live_game import (
+    add_game_option,
+    add_terrain_option,
+    casualty,
+    move_steps,
+    opening_table,
+    players_terrain,
+    script,
+)
 
 from calibration.lens import LensModel
 from calibration.monitor import RETRY_ALL_MARKERS_FRAMES, WAIT_ALL_MARKERS_FRAMES
@@ -107,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
     game = args.game
     started = time.perf_counter()
-    first = render_table(args.seed, game, hard="crowded")
+    first, off_table = opening_table(args.seed, game)
     scene = first.scene
     activations = script(scene, args.rounds, np.random.default_rng(args.seed), args.jitter)
     lens = LensModel(first.camera.K, first.camera.dist, first.camera.size)
@@ -155,7 +163,7 @@ def main() -> None:
         "dead_frames": 0,
         "dead_shown": 0,
     }
-    removed: set[str] = set()  # casualties, off the table
+    removed: set[str] = set(off_table)  # casualties, off the table (and on a hex mat those no hex held)
     dead_on: dict[str, str] = {}  # casualty -> a model whose piece the page showed it on
     analysed = dict(truth)  # the table as the page last analysed it
     off: dict[str, int] = {}  # model -> frames its id was off
@@ -414,7 +422,7 @@ def main() -> None:
             )
     if args.casualties:
         print(
-            f"casualties {sorted(removed)}: shown in {counts['dead_shown']} of {counts['dead_frames']} model-frames "
+            f"casualties {sorted(removed - off_table)}: shown in {counts['dead_shown']} of {counts['dead_frames']} model-frames "
             f"after their removal; on another model's piece: {dead_on or 'never'}"
         )
     if args.trace:

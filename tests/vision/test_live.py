@@ -670,6 +670,26 @@ def test_two_models_put_down_a_gap_apart_off_their_shift_keep_their_ids_though_o
     assert (tracker.models["a2"].x, tracker.models["a2"].y) == (37.5, 41.67)
 
 
+@pytest.mark.parametrize("told", [True, False])
+def test_a_model_standing_still_whose_base_is_read_far_off_its_size_on_its_spot_is_still_that_model(told: bool) -> None:
+    # Onefinity is played a trooper at a time (its activation moves one trooper, Move action), and the page is not told
+    # who. On table 47 (eval_page_game.py --game onefinity --model-at-a-time) a 28.5 mm trooper standing still was
+    # read once as 40 mm, 0.006" from its spot: too far off its size to be its base, so the page said it was not seen
+    # and its piece a new model, which the next frame's moves then took for another trooper's (identity 96.5 %).
+    # A base does not change size and nothing is put down on a model's spot while it stands there: a piece read
+    # there is that model, and nothing moves or goes missing.
+    tracker = IdentityTracker.from_scene(ROW)
+    update = tracker.update(row_dets(4.0, b2="50"), active_unit="a" if told else None)
+    assert not update.vanished and not update.unexplained and not update.desync, update
+    assert (tracker.models["b2"].x, tracker.models["b2"].y, tracker.models["b2"].base) == (8.0, 8.0, "32")
+    assert {mv.model for mv in update.moves} == {"a1", "a2", "a3", "a4"}
+    # A piece read that far off its size a little way off the spot (a figure's top beside it, say) is not taken for it
+    tracker = IdentityTracker.from_scene(ROW)
+    pieces = row_dets(4.0, frozenset({"b2"})) + [{"x": 8.3, "y": 8.0, "base": "50", "player": "blue"}]
+    update = tracker.update(pieces, active_unit="a" if told else None)
+    assert "b2" in update.vanished and tracker.models["b2"].x == 8.0
+
+
 def test_two_alike_models_put_down_beyond_reach_of_their_units_shift_keep_their_own_pieces() -> None:
     # Grinding-Annihilation, Move Phase: each model moves up to its Move, so a player may spread a unit as it goes.
     # A scripted game (eval_live_game.py --seed 64 --jitter 0.3) put two of six alike 32 mm models down 0.9" off

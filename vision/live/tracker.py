@@ -60,7 +60,11 @@ NUDGE_SIGMAS = 3.0
 SAME_PLACE_IN = 0.001  # a place this close to one held before is that one, kept (rounded to 4 places in a record)
 SIZE_STEP_COST_IN = 0.15  # a detection read one size off costs this much distance
 TEAM_COST_IN = 0.3  # a detection read in the other team's colour
-SIZE_RATIO_MAX = 1.35  # beyond this ratio of semi-axes a piece is a different piece, whatever else agrees
+SIZE_RATIO_MAX = 1.35  # beyond this ratio of semi-axes a piece is a different piece, whatever else agrees...
+# ...unless it is read this close to where a model stands: a base does not change size, and no other can be put down
+# on its spot while it stands there. A still 28.5 mm base was read as 40 mm once, 0.006" from where it stood (Onefinity
+# table 47, a model at a time: the page took it for a new piece, and the model for picked up; docs/live.md, session 88)
+SAME_SPOT_IN = 0.1
 GROUP_TOLERANCE_IN = 0.5  # a unit's model lands within about this of where the unit's common shift puts it
 GROUP_REACH_IN = 0.9  # ...and its piece, measured badly in a crowd, may be read this far from there
 MAX_MOVE_IN = 16.0  # no activation moves a model further (the longest moves plus a charge)
@@ -1588,7 +1592,9 @@ def _pieces_within(
     out = []
     for j, d in enumerate(detections):
         dist = math.hypot(d["x"] - m.x, d["y"] - m.y)
-        size = _size_cost(m.base, str(d["base"]))
+        # (a smaller piece that could be the base partly hidden is left to _match_partly_hidden, which says how unsure)
+        same_spot = dist <= SAME_SPOT_IN and _partial_sigma_in(m.base, str(d["base"])) is None
+        size = _size_cost(m.base, str(d["base"]), same_spot)
         if dist <= reach_in and size is not None and not (mates and _a_mates_figure(m, d, mates)):
             out.append((dist + size, j))
     return out
@@ -1608,14 +1614,15 @@ def _a_mates_figure(m: Tracked, d: dict[str, Any], models: dict[str, Tracked]) -
     )
 
 
-def _size_cost(known: str, seen: str) -> float | None:
-    """What a size read differently costs (inches of distance); None: too different to be the same piece."""
+def _size_cost(known: str, seen: str, same_spot: bool = False) -> float | None:
+    """What a size read differently costs (inches of distance); None: too different to be the same piece, unless
+    read on the model's ``same_spot`` (``SAME_SPOT_IN``)."""
     if known == seen:
         return 0.0
     a = base_semi_axes_in(known)
     b = base_semi_axes_in(seen)
     ratio = max(a[0] / b[0], b[0] / a[0], a[1] / b[1], b[1] / a[1])
-    if ratio > SIZE_RATIO_MAX:
+    if ratio > SIZE_RATIO_MAX and not same_spot:
         return None
     return SIZE_STEP_COST_IN * (1 + (ratio - 1) * 4)
 

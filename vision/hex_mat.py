@@ -282,7 +282,7 @@ def mat_grid_again(
 ) -> dict[str, Any] | None:
     """The grid found on the set-up frame ``image``, found again through ``frame``, a better map of it (markers hidden
     at set-up in view since: calibration/monitor.py's "refined"). Found through a map from two markers, a 1.5" grid
-    was up to 0.03-0.06" off the mat's across a 24" table, against 0.02" through all four (docs/live.md, session 88).
+    was up to 0.025-0.062" off the mat's across a 24" table, against 0.016-0.018" through all four (docs/live.md, session 88).
     The grid the players ``given`` stays, and so does ``grid`` where none is found now."""
     if given:
         return grid

@@ -174,16 +174,18 @@ def watch(
                 printed_in[id(entry)] = entry["length_in"]
                 fields = {k: v for k, v in entry.items() if k != "event"}
                 yield Event("move", {**fields, "corrected": "the table mapped from more markers"})
+        reread, grid = None, hex_mat
         try:
             reread = empty_photo.read_again(detector, calib) if empty_photo else None
-        except Exception as error:  # noqa: BLE001 - the reference read through the map before stays
-            reread = None
+            if empty_photo is not None and reread is not None:
+                # (the mat's grid found on the set-up frame through the map before: found again through the new one)
+                grid = mat_grid_again(game, hex_mat, hex_mat_given, empty_photo.image, calib.frame)
+        except Exception as error:  # noqa: BLE001 - the reference and grid read through the map before stay
+            reread, grid = None, hex_mat
             yield from said_once(_unreadable("set-up", error))
         if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
-            reference = reread
+            reference, hex_mat = reread, grid
             identified.remap_objectives(calib)
-            assert empty_photo is not None and calib.frame is not None
-            hex_mat = mat_grid_again(game, hex_mat, hex_mat_given, empty_photo.image, calib.frame)
             identified.take_hex_mat(hex_mat)
 
     try:

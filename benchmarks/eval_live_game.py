@@ -114,13 +114,11 @@ def script(
             if grid is not None:
                 steps = hex_steps(grid, 8.0)
                 candidates = [steps[k] for k in rng.permutation(len(steps)) if 2.0 <= math.hypot(*steps[k]) <= 5.0]
-            if rnd == 2 and not crowd_done:
+            crowd = [np.mean([pos[i] for i in o], axis=0) for u2, o in members.items() if u2 != unit and o]
+            if rnd == 2 and not crowd_done and crowd:  # (a hex table may hold one unit only: no crowd to move into)
                 # Into the crowd: as close as the bases allow to the middle of another unit.
                 cx, cy = np.mean([pos[i] for i in ids], axis=0)
-                target = min(
-                    (np.mean([pos[i] for i in o], axis=0) for u2, o in members.items() if u2 != unit and o),
-                    key=lambda c: math.hypot(c[0] - cx, c[1] - cy),
-                )
+                target = min(crowd, key=lambda c: math.hypot(c[0] - cx, c[1] - cy))
                 near = [(dx, dy) for dx in np.arange(-8, 8.1, 0.5) for dy in np.arange(-8, 8.1, 0.5)]
                 candidates = sorted(
                     near if grid is None else hex_steps(grid, 8.0),

@@ -189,7 +189,7 @@ class CalibrationMonitor:
         self._lacking = tuple(sorted(set(self._lacking) - set(now)))
         moved_in = max_remap_in(previous, report.frame)
         message = (
-            f"markers {', '.join(map(str, back))} in view again: the table mapped from markers "
+            f"marker{'s' if len(back) > 1 else ''} {', '.join(map(str, back))} in view again: the table mapped from markers "
             f'{", ".join(map(str, now))}; places read since {self._lacking_since} corrected by up to {moved_in:.2f}"'
         )
         return MonitorReport("refined", report.frame, shifts, report.hidden, message, remap_from=previous)

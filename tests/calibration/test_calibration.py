@@ -464,7 +464,7 @@ def test_a_marker_covered_past_the_wait_comes_back_into_the_map_and_the_places_r
     refined = reports[-1]
     assert refined.frame is not None and refined.frame.quality is not None
     assert refined.frame.quality.markers_used == (0, 1, 2, 3) and refined.remap_from is fewer
-    assert "markers 0 in view again: the table mapped from markers 0, 1, 2, 3" in refined.message
+    assert "marker 0 in view again: the table mapped from markers 0, 1, 2, 3" in refined.message
     error_fewer = real_error_in(fewer, bumped, np.random.default_rng(6))
     assert real_error_in(refined.frame, bumped, np.random.default_rng(6)) < error_fewer / 1.5
     # A place read through the old map is the same pixel read through the new one: at the truth, near enough.

@@ -27,7 +27,7 @@ from vision.analyze import Detector, analyze, make_detector, to_confirm
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
-from vision.hex_mat import describe_set_up, mat_grid, mat_grid_again
+from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.appearance import figure_looks
 from vision.live.deployment import go_on_with
 from vision.live.identified import IdentifiedScenes
@@ -37,6 +37,7 @@ from vision.live.setup import (
     EmptyTablePhoto,
     StillTable,
     analyse_lifting,
+    read_set_up_again,
     take_reference,
 )
 from vision.live.sources import FrameSource, ResilientSource
@@ -224,15 +225,11 @@ class CameraFeed:
         objective markers (a map refined: markers back in view)."""
         if self.identified.follow_calibration(calib, self.gate):
             self.refined_said = calib.message  # said until the table is analysed again (a hand lifting the card)
-            reread = self.empty_photo.read_again(self.detector, calib) if self.empty_photo else None
-            if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
-                self.reference = reread
-                self.identified.remap_objectives(calib)
-                assert self.empty_photo is not None and calib.frame is not None
-                self.hex_mat = mat_grid_again(
-                    self.game, self.hex_mat, self.hex_mat_given, self.empty_photo.image, calib.frame
-                )
-                self.identified.take_hex_mat(self.hex_mat)
+            again = read_set_up_again(
+                self.empty_photo, self.detector, calib, self.identified, self.game, self.hex_mat, self.hex_mat_given
+            )
+            if again is not None:
+                self.reference, self.hex_mat = again
 
     def empty_scene(self) -> dict[str, Any]:
         return empty_scene(self.game, self.layout.width_in, self.layout.depth_in)

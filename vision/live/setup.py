@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +33,8 @@ from vision.analyze import Analysis, Detector
 from vision.detect_classical import MARKER_RADIUS_IN, Reference
 from vision.detect_learned import LearnedDetector
 from vision.detections import Detections
+from vision.hex_mat import mat_grid_again
+from vision.live.identified import IdentifiedScenes
 from vision.live.motion import MotionGate
 
 Image = npt.NDArray[np.uint8]
@@ -85,10 +88,14 @@ class EmptyTablePhoto:
     markers_back: tuple[int, ...] = ()  # hidden at set-up, in view since
     lifted_pending: bool = False  # read again since the last analysis: what hid them is still in the reference
 
+    def refined_by(self, report: MonitorReport) -> bool:
+        """Whether ``report``'s map refines the map this photo was read through."""
+        return report.state == "refined" and report.frame is not None and report.remap_from is self.frame
+
     def read_again(self, detector: Detector, report: MonitorReport) -> Reference | None:
         """The reference read again through ``report``'s map, where that refines the map this photo was read through
         (None: it does not, and the reference stays)."""
-        if report.state != "refined" or report.frame is None or report.remap_from is not self.frame:
+        if not self.refined_by(report) or report.frame is None:
             return None
         reference = detector.prepare(self.image, report.frame)  # (first: if it fails, nothing here has changed)
         back = set(markers_used(report.frame)) - set(markers_used(self.frame))
@@ -109,6 +116,30 @@ class EmptyTablePhoto:
         h, w = empty_top.shape[:2]
         top = frame.rectify(photo, w / layout.width_in, (0, 0, w, h))
         return Reference(covered.lifted_off(top, empty_top, frame, found, back), reference.objectives)
+
+
+def read_set_up_again(
+    photo: EmptyTablePhoto | None,
+    detector: Detector,
+    report: MonitorReport,
+    identified: IdentifiedScenes,
+    game: str,
+    hex_mat: dict[str, Any] | None,
+    hex_mat_given: bool,
+) -> tuple[Reference, dict[str, Any] | None] | None:
+    """The set-up read again through ``report``'s map, where that refines the map it was read through (markers hidden
+    at set-up back in view): its reference, and a hex mat's grid found again (None: no refining, and both stay). The
+    objective markers ``identified`` holds, read by the old map, are placed through the new one, and it takes the
+    grid. Raises where the photo cannot be read again; nothing has changed then."""
+    if photo is None or not photo.refined_by(report):
+        return None
+    grid = mat_grid_again(game, hex_mat, hex_mat_given, photo.image, report.frame)
+    reference = photo.read_again(detector, report)
+    if reference is None:
+        return None
+    identified.remap_objectives(report)
+    identified.take_hex_mat(grid)
+    return reference, grid
 
 
 def analyse_lifting(

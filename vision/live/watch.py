@@ -21,7 +21,7 @@ from vision.analyze import PLAYERS_MODELS, Detector, analyze, make_detector, to_
 from vision.camera_quality import camera_faults, camera_news
 from vision.covered import describe
 from vision.detect_classical import Reference
-from vision.hex_mat import describe_set_up, mat_grid, mat_grid_again
+from vision.hex_mat import describe_set_up, mat_grid
 from vision.live.appearance import figure_looks
 from vision.live.deployment import deploy, go_on_with
 from vision.live.identified import IdentifiedScenes
@@ -31,6 +31,7 @@ from vision.live.setup import (
     EmptyTablePhoto,
     StillTable,
     analyse_lifting,
+    read_set_up_again,
     take_reference,
 )
 from vision.live.sources import FrameSource, ResilientSource
@@ -174,19 +175,13 @@ def watch(
                 printed_in[id(entry)] = entry["length_in"]
                 fields = {k: v for k, v in entry.items() if k != "event"}
                 yield Event("move", {**fields, "corrected": "the table mapped from more markers"})
-        reread, grid = None, hex_mat
         try:
-            reread = empty_photo.read_again(detector, calib) if empty_photo else None
-            if empty_photo is not None and reread is not None:
-                # (the mat's grid found on the set-up frame through the map before: found again through the new one)
-                grid = mat_grid_again(game, hex_mat, hex_mat_given, empty_photo.image, calib.frame)
+            again = read_set_up_again(empty_photo, detector, calib, identified, game, hex_mat, hex_mat_given)
         except Exception as error:  # noqa: BLE001 - the reference and grid read through the map before stay
-            reread, grid = None, hex_mat
+            again = None
             yield from said_once(_unreadable("set-up", error))
-        if reread is not None:  # the set-up's markers back in view: its objective markers were read by the old map
-            reference, hex_mat = reread, grid
-            identified.remap_objectives(calib)
-            identified.take_hex_mat(hex_mat)
+        if again is not None:
+            reference, hex_mat = again
 
     try:
         while max_frames is None or frames < max_frames:

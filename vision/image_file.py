@@ -36,7 +36,8 @@ class ImageFileError(ValueError):
 def read_image(path: str | Path) -> Image:
     """The photo in ``path`` (BGR). Raises ImageFileError where it is missing, empty, not an image OpenCV reads, or
     a JPEG cut short (``jpeg_cut_short``)."""
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    # (no such file: told before OpenCV prints its own warning of it on stderr)
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
     if image is None:
         raise ImageFileError(path, _unreadable_reason(Path(path)))
     if jpeg_cut_short(Path(path), image):

@@ -58,6 +58,16 @@ def test_a_jpeg_cut_short_is_refused_and_a_whole_one_reads_with_or_without_its_e
             read_image(tmp_path / name)
 
 
+def test_a_missing_photo_is_told_once_without_opencvs_own_warning(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """OpenCV warns of a missing file on stderr itself ("[ WARN:0@0.169] ... can't open/read file"), above the
+    players' error: the file is looked for first, so the one message they read is tablesight's."""
+    with pytest.raises(ImageFileError, match="missing.jpg: not an image tablesight can read: no such file"):
+        read_image(tmp_path / "missing.jpg")
+    assert "WARN" not in capfd.readouterr().err
+
+
 def test_a_progressive_jpeg_cut_short_is_refused_though_it_reads_whole_and_blurred(tmp_path: Path) -> None:
     """A progressive JPEG (as web tools save them) draws the whole photo coarsely first and sharpens it scan by scan,
     so cut short, OpenCV reads it whole but blurred, with no grey row to tell it by: it was read as the table (the

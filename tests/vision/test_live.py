@@ -110,8 +110,25 @@ def test_sources_by_name(tmp_path: object) -> None:
     assert isinstance(source, FolderSource)
     assert [source.read() is not None for _ in range(4)] == [True, True, True, False]
     assert IteratorSource(iter([FRAME])).read() is not None
-    with pytest.raises(ValueError, match="not a camera index"):
+    with pytest.raises(ValueError, match="'no-such-thing': no such file or folder .*, nor a camera index or URL"):
         open_source("no-such-thing")
+
+
+def test_a_recording_with_no_frame_to_read_is_refused_at_once_naming_why(tmp_path: Path) -> None:
+    """`watch` given an empty folder, a photo that is no image or a video OpenCV cannot open said "the recording has
+    ended" or "camera lost; reconnecting" before anything was seen, for ever: a recording is what it is, so it is
+    refused when opened, saying what is wrong with it."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("round 1", encoding="utf-8")
+    (tmp_path / "table.jpg").write_text("not a photo", encoding="utf-8")
+    (tmp_path / "game.mp4").write_bytes(b"\x00" * 2048)
+    for name, why in (
+        ("empty", r"a folder with no photos in it \(.jpg"),
+        ("table.jpg", r"not an image tablesight can read \(not PNG/JPEG"),
+        ("game.mp4", r"not a video tablesight can read"),
+    ):
+        with pytest.raises(ValueError, match=f"{name}: {why}"):
+            open_source(str(tmp_path / name))
 
 
 def test_motion_gate_holds_while_hands_move_and_updates_where_things_changed() -> None:

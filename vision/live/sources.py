@@ -152,15 +152,15 @@ class FolderSource:
 
     def __init__(self, folder: str | Path) -> None:
         self.name = str(folder)
-        self._files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         self._next = 0
 
     finite = True  # a recording: once it ends it stays ended (opened again it would replay from the start)
 
     def read(self) -> Image | None:
-        if self._next >= len(self._files):
+        if self._next >= len(self.files):
             return None
-        path = self._files[self._next]
+        path = self.files[self._next]
         self._next += 1
         try:
             return read_image(path)
@@ -168,7 +168,7 @@ class FolderSource:
             return np.empty((0, 0, 3), np.uint8)
 
     def close(self) -> None:
-        self._next = len(self._files)
+        self._next = len(self.files)
 
 
 class StillSource:
@@ -221,13 +221,37 @@ def open_source(spec: str, camera_size_px: tuple[int, int] = CAMERA_SIZE_PX) -> 
     if is_camera(spec):
         return CaptureSource(spec, camera_size_px)
     path = Path(spec)
+    # A recording is what it is: one that holds no frame tablesight can read is refused here, naming why (else it
+    # reads as a recording that has ended, or a camera lost, before anything was seen).
     if path.is_dir():
-        return FolderSource(path)
+        folder = FolderSource(path)
+        if not folder.files:
+            raise ValueError(f"{spec}: a folder with no photos in it ({', '.join(IMAGE_SUFFIXES)})")
+        return folder
     if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
+        read_image(path)  # raises ImageFileError, naming the file and what is wrong with it
         return StillSource(path)
-    if spec.startswith(("rtsp://", "http://", "https://")) or path.is_file():
+    if path.is_file():
+        _check_video(path)
         return CaptureSource(spec)
-    raise ValueError(f"{spec!r}: not a camera index, stream URL, video file or folder of images")
+    if spec.startswith(("rtsp://", "http://", "https://")):
+        return CaptureSource(spec)
+    raise ValueError(
+        f"{spec!r}: no such file or folder (a video, a photo, a folder of them), nor a camera index or URL"
+    )
+
+
+def _check_video(path: Path) -> None:
+    """Raises ValueError, naming ``path``, where OpenCV cannot open it as a video or read its first frame."""
+    cap = cv2.VideoCapture(str(path))
+    try:
+        if not cap.isOpened():
+            raise ValueError(f"{path}: not a video tablesight can read (nor a photo: {', '.join(IMAGE_SUFFIXES)})")
+        ok, frame = cap.read()
+        if not ok or frame is None:
+            raise ValueError(f"{path}: a video with no frame tablesight can read")
+    finally:
+        cap.release()
 
 
 def is_camera(spec: str) -> bool:

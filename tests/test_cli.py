@@ -79,6 +79,13 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         (["adapt", "{missing}"], "{missing}: no such folder (give the folder serve --keep-frames kept"),
         (["eval-vision", "docs"], "docs: no rendered photos there (NAME.jpg with NAME.empty.jpg and NAME.truth.json"),
         (["watch", "sample_images/games", "--refiner", "{missing}"], "base refiner {missing}: no such file"),
+        # a detector the players name that is not there: the classical detector took its place, unsaid
+        (["analyze", "sample_images/games/focal-point-900.jpg", "--model", "{missing}"], "model {missing}: no such"),
+        # ...and one that is no model ended in a traceback (its error was no ValueError)
+        (["analyze", "sample_images/games/focal-point-900.jpg", "--model", "README.md"], "README.md: not a model"),
+        (["watch", "sample_images/games", "--refiner", "README.md"], "README.md: not a model"),
+        # a recording with nothing to read said "the recording has ended" before anything was seen
+        (["watch", "docs"], "docs: a folder with no photos in it"),
         # players' colours are checked before the first frame, not found wrong at the deployment (or never)
         (["watch", "sample_images/games", "--players", "red"], "--players 'red': give each player as NAME=COLOUR"),
         (["watch", "sample_images/games", "--players", "red=#d33,blue=#zzz"], "blue's colour '#zzz' is not a colour"),
@@ -101,6 +108,11 @@ def test_check_on_the_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None
         (["watch", "sample_images/games", "--terrain", "README.md"], "README.md: not JSON"),
         (["watch", "sample_images/games", "--keep", "{broken}"], "models[0].base: '33' is not a known base size"),
         (["watch", "sample_images/games", "--game", "onefinity", "--keep", "{scene}"], "the game kept is of"),
+        # a folder that is not there was found only when the first analysed frame was to be kept
+        (
+            ["watch", "sample_images/games", "--keep", "{missing}/game.json"],
+            "cannot keep the game there: no such folder",
+        ),
         (["serve", "--camera", "sample_images/games", "--terrain", "{missing}"], "{missing}: no such terrain file"),
     ],
 )

@@ -244,6 +244,8 @@ def make_detector(
         raise ValueError(f"detector {name!r}: expected one of {', '.join(DETECTORS)}")
     if refiner_path and not Path(refiner_path).is_file():  # never the shipped one in its place, unsaid
         raise ValueError(f"base refiner {refiner_path}: no such file")
+    if model_path and name != "classical" and not Path(model_path).is_file():  # nor the classical detector
+        raise ValueError(f"detector model {model_path}: no such file")
     path = Path(model_path) if model_path else DEFAULT_MODEL
     if name == "classical" or (name == "auto" and not LearnedDetector.available(path)):
         return ClassicalDetector()

@@ -164,7 +164,7 @@ FIGURE_TOP_MISS_IN = 0.25
 PARTIAL_HOW = "refined, partial"  # how a base read under PARTIAL_SEEN_SHARE was measured
 
 
-class ModelError(RuntimeError):
+class ModelError(ValueError):
     """The detector's model file is missing or unreadable."""
 
 

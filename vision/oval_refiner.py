@@ -38,7 +38,7 @@ FACING_SCALE_DEG = 10.0  # ...and its facing correction in units of this
 DEFAULT_OVAL_REFINER = Path(__file__).parent / "models" / "oval-refiner.onnx"
 
 
-class OvalRefinerError(RuntimeError):
+class OvalRefinerError(ValueError):
     """The oval refiner's model file is missing or unreadable."""
 
 

@@ -64,7 +64,7 @@ def companion_for(refiner_path: Path, reader: Path | None = DEFAULT_SIZE_READER)
     return reader if Path(refiner_path).resolve() == DEFAULT_REFINER.resolve() else None
 
 
-class RefinerError(RuntimeError):
+class RefinerError(ValueError):
     """The refiner's model file is missing or unreadable."""
 
 

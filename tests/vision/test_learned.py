@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Point, Polygon
 
+import vision.analyze as analyze_module
 from calibration.lens import LensModel
 from calibration.table_frame import calibrate
 from geometry.shapes import MM_PER_IN, base_semi_axes_in
@@ -65,9 +66,16 @@ def test_learned_detector_finds_the_bases_of_a_held_out_render(seed: int, game: 
     assert result.times_ms["network_ms"] > 0
 
 
-def test_auto_uses_the_learned_model_where_present_and_classical_otherwise(tmp_path: Path) -> None:
+def test_auto_uses_the_learned_model_where_present_and_classical_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert isinstance(make_detector("auto"), LearnedDetector)
-    assert isinstance(make_detector("auto", tmp_path / "none.onnx"), ClassicalDetector)
+    # A model the players name that is not there is named, never replaced by the classical detector unsaid...
+    with pytest.raises(ValueError, match="none.onnx: no such file"):
+        make_detector("auto", tmp_path / "none.onnx")
+    # ...while an install without the shipped model falls back to the classical one.
+    monkeypatch.setattr(analyze_module, "DEFAULT_MODEL", tmp_path / "none.onnx")
+    assert isinstance(make_detector("auto"), ClassicalDetector)
     assert isinstance(make_detector("classical"), ClassicalDetector)
     with pytest.raises(ValueError, match="detector 'yolo'"):
         make_detector("yolo")

@@ -48,7 +48,7 @@ DEFAULT_CARD_MODEL = MODEL_DIR / "cards-yolo11n-obb.onnx"
 ORDER_INSET_PX = 2.0  # outline samples this far inside another card are over or under it
 
 
-class CardModelError(RuntimeError):
+class CardModelError(ValueError):
     """The card model file is missing or unreadable."""
 
 

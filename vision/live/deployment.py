@@ -57,6 +57,8 @@ def load_kept(path: str | Path, game: str) -> dict[str, Any] | None:
     """The game an earlier ``watch --keep`` kept in ``path`` (its last scene: ids, units, each move), checked as
     a scene of ``game``; None where there is no such file yet (the game starts now). Errors name the file."""
     if not Path(path).exists():
+        if not Path(path).absolute().parent.is_dir():  # else found only when the first analysed frame is kept
+            raise ValueError(f"{path}: cannot keep the game there: no such folder {Path(path).absolute().parent}")
         return None
     return _scene_of_game(read_json(path), str(path), game, "the game kept")
 

@@ -180,6 +180,28 @@ def test_motion_gate_sees_one_small_base_moved_on_a_big_table() -> None:
     assert "settled" not in quiet and "moving" not in quiet  # sensor noise alone is not motion
 
 
+def test_motion_gate_sees_a_model_close_to_the_mats_colours_moved_yet_not_a_noisy_camera() -> None:
+    """A model 16 levels from the mat in every channel, moved: at 18 levels of change the gate saw 0.007 % of its
+    copy change and analysed nothing (page game seed 101, Grinding-Annihilation: a model shown 5.2" from where it
+    stood for a whole activation). A still table through a noisy camera (8 levels, 1 sigma) is still no change."""
+    rng = np.random.default_rng(5)
+    mat = np.full((1080, 1920, 3), (70, 90, 80), np.uint8)
+
+    def frame_with_model_at(x: int, noise: float = 1.5) -> np.ndarray:
+        img = mat.copy()
+        cv2.circle(img, (x, 500), 12, (86, 106, 96), -1)
+        return np.clip(img + rng.normal(0, noise, img.shape), 0, 255).astype(np.uint8)
+
+    gate = MotionGate()
+    for _ in range(5):
+        gate.update(frame_with_model_at(900))
+    assert "settled" in [gate.update(frame_with_model_at(1060)).state for _ in range(5)]
+    noisy = MotionGate()
+    for _ in range(5):
+        noisy.update(frame_with_model_at(900, noise=8.0))
+    assert [noisy.update(frame_with_model_at(900, noise=8.0)).state for _ in range(8)] == ["still"] * 8
+
+
 def test_motion_gate_sees_a_model_that_differs_from_the_mat_in_hue_not_brightness() -> None:
     # A green mat and a red-and-blue figure as bright as it: in grey the move changed under 0.01 % of the gate's
     # copy, so it went unanalysed until the next unit moved, and the tracker then had two units moved at once to

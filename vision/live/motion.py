@@ -14,7 +14,10 @@ Image = npt.NDArray[np.uint8]
 # watched for in grey; what changed since the last analysis is looked for in colour, channel by channel: a
 # model whose colours differ from the mat's in hue more than in brightness changed 0.002-0.003 % of the grey
 # copy when it was moved (under ``min_fraction``: the move went unanalysed until the next unit's), 0.04 % of it
-# in colour.
+# in colour. A channel counts as changed from 12 levels on (18 before session 89: a 25 mm model close to the mat's
+# colours, moved 5.2" on a 44"x60" table, changed 0.007 % of the copy by 18 levels, and went unanalysed for a whole
+# activation; `python benchmarks/eval_gate.py`: 2 of 88 models put down unseen at 18, none at 12 or 8, and no
+# false update at either on a still table with camera noise of 1.5-8 levels; docs/live.md, session 89).
 SMALL_WIDTH = 640
 
 
@@ -26,10 +29,13 @@ class GateDecision:
 
 
 class MotionGate:
-    def __init__(self, threshold: int = 18, still_frames: int = 3, min_fraction: float = 0.0001) -> None:
+    def __init__(
+        self, threshold: int = 18, still_frames: int = 3, min_fraction: float = 0.0001, change_threshold: int = 12
+    ) -> None:
         # min_fraction: the share of the small copy that must change; two 25 mm bases moved on a 44"x60"
         # table change ~0.03 % of it (0.05 % missed them)
-        self.threshold = threshold
+        self.threshold = threshold  # grey levels between two frames: a hand moving
+        self.change_threshold = change_threshold  # levels of a channel since the last analysis: the table changed
         self.still_frames = still_frames
         self.min_fraction = min_fraction
         self._stable: npt.NDArray[np.uint8] | None = None  # the last scene that was analysed (colour)
@@ -64,7 +70,7 @@ class MotionGate:
             return GateDecision("moving", None, float(moving.mean()))
         self._quiet += 1
         blue, green, red = cv2.split(cv2.absdiff(small, self._stable))
-        changed = cv2.max(cv2.max(blue, green), red) > self.threshold  # (numpy's max over channels: 4 ms)
+        changed = cv2.max(cv2.max(blue, green), red) > self.change_threshold  # (numpy's max over channels: 4 ms)
         fraction = float(changed.mean())
         if (fraction <= self.min_fraction and not self._again) or self._quiet < self.still_frames:
             return GateDecision("still", None, fraction)

@@ -11,7 +11,8 @@ down, the still table after it is shown ``--frames`` times (camera noise drawn a
 before it; a move is seen if the gate says "settled" on one of those frames. Between moves, the same table is
 shown again with new noise alone: a "settled" then is a false update (an analysis for nothing, ~0.25 s).
 
-Run: ``python benchmarks/eval_gate.py [--seeds 101-103] [--games grinding-annihilation,focal-point] [--noise 1.5,4]``.
+Run: ``python benchmarks/eval_gate.py [--seeds 101-103] [--games grinding-annihilation,focal-point] [--noise 1.5,4]
+[--flicker 0.01] [--change-thresholds 18,12,8]``.
 Seeded; about a minute a game.
 """
 
@@ -59,6 +60,12 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=4, help="still frames shown after each model is put down")
     parser.add_argument("--noise", default="1.5,4", help="camera noise (1 sigma, grey levels) of each run, per frame")
     parser.add_argument(
+        "--flicker",
+        type=float,
+        default=0.0,
+        help="each frame's brightness scaled by 1 + this (1 sigma): the light, the exposure",
+    )
+    parser.add_argument(
         "--change-thresholds",
         default="18,12,8",
         help="the gates compared: each one's levels of change (the first: 18, as shipped before)",
@@ -81,7 +88,8 @@ def main() -> None:
                     gate = MotionGate(change_threshold=change_threshold)
 
                     def noisy(image: np.ndarray, sigma: float = noise_sigma, draw: Any = rng) -> np.ndarray:
-                        return np.clip(image + draw.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
+                        gain = 1.0 + draw.normal(0, args.flicker) if args.flicker else 1.0
+                        return np.clip(image * gain + draw.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
 
                     for k, image in enumerate(images):
                         states = [gate.update(noisy(image)).state for _ in range(args.frames)]

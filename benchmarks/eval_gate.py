@@ -13,7 +13,7 @@ shown again with new noise alone: a "settled" then is a false update (an analysi
 
 Run: ``python benchmarks/eval_gate.py [--seeds 101-103] [--games grinding-annihilation,focal-point] [--noise 1.5,4]
 [--flicker 0.01] [--change-thresholds 18,12,8]``.
-Seeded; about a minute a game.
+Seeded; a few minutes a game (each still table is rendered once, ~3 s, and shown to every gate compared).
 """
 
 from __future__ import annotations

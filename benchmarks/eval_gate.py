@@ -12,7 +12,7 @@ before it; a move is seen if the gate says "settled" on one of those frames. Bet
 shown again with new noise alone: a "settled" then is a false update (an analysis for nothing, ~0.25 s).
 
 Run: ``python benchmarks/eval_gate.py [--seeds 101-103] [--games grinding-annihilation,focal-point] [--noise 1.5,4]
-[--flicker 0.01] [--change-thresholds 18,12,8]``.
+[--flicker 0.01] [--change-thresholds 18,12,8] [--light as-is,normalised]``.
 Seeded; a few minutes a game (each still table is rendered once, ~3 s, and shown to every gate compared).
 """
 
@@ -70,9 +70,18 @@ def main() -> None:
         default="18,12,8",
         help="the gates compared: each one's levels of change (the first: 18, as shipped before)",
     )
+    parser.add_argument(
+        "--light",
+        default="normalised",
+        help="'normalised' (the gate divides out each frame's light, as shipped since session 90), 'as-is', or both",
+    )
     args = parser.parse_args()
     noises = [float(n) for n in args.noise.split(",")]
-    gates = {f"change {t}": t for t in (int(x) for x in args.change_thresholds.split(","))}
+    gates = {
+        f"change {t}, light {light}": (t, light == "normalised")
+        for light in args.light.split(",")
+        for t in (int(x) for x in args.change_thresholds.split(","))
+    }
     started = time.perf_counter()
     seen: dict[tuple[float, str], list[bool]] = {}
     false_updates: dict[tuple[float, str], int] = {}
@@ -82,10 +91,10 @@ def main() -> None:
             tables = steps_of_game(seed, game, args.rounds)
             images = [render_table(seed, game, hard="crowded", models_at=places).image for places, _ in tables]
             for noise_sigma in noises:
-                for name, change_threshold in gates.items():
+                for name, (change_threshold, normalise) in gates.items():
                     key = (noise_sigma, name)
                     rng = np.random.default_rng(seed)  # the same noise for every gate
-                    gate = MotionGate(change_threshold=change_threshold)
+                    gate = MotionGate(change_threshold=change_threshold, normalise_light=normalise)
 
                     def noisy(image: np.ndarray, sigma: float = noise_sigma, draw: Any = rng) -> np.ndarray:
                         gain = 1.0 + draw.normal(0, args.flicker) if args.flicker else 1.0

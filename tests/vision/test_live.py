@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.live.motion import MotionGate
+from vision.live.motion import MotionGate, light_gain
 from vision.live.sources import FolderSource, IteratorSource, ResilientSource, looks_like_a_frame, open_source
 from vision.live.tracker import LOST_SIGMA_IN, IdentityTracker, Tracked
 
@@ -222,6 +222,31 @@ def test_motion_gate_sees_a_model_that_differs_from_the_mat_in_hue_not_brightnes
     assert "settled" in states and "moving" not in states  # no hand seen; the change is found once still
     quiet = [gate.update(frame_with_model_at(1000)).state for _ in range(5)]
     assert set(quiet) == {"still"}  # analysed once, then still
+
+
+def test_motion_gate_divides_out_a_flickering_light_yet_sees_a_model_moved_under_it() -> None:
+    """A light (or a webcam's exposure) 5-8 % brighter or darker from frame to frame changes a bright mat by 10-15
+    levels everywhere: without dividing it out the gate took it for hands over the table and analysed a still table again
+    and again (`eval_gate.py --flicker 0.03`). With it, a still table stays still, and a model moved is seen."""
+    rng = np.random.default_rng(6)
+    mat = np.full((1080, 1920, 3), (150, 190, 170), np.uint8)
+    mat[:, :960] = (110, 150, 130)  # lit unevenly: brighter on the right
+
+    def frame_with_model_at(x: int, gain: float) -> np.ndarray:
+        img = mat.copy()
+        cv2.circle(img, (x, 500), 12, (60, 60, 60), -1)
+        return np.clip(img * gain + rng.normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+
+    gains = [1.0, 1.07, 0.93, 1.05, 0.95, 1.0, 1.08, 0.94, 1.0, 1.0, 1.0, 1.06]
+    as_is = MotionGate(normalise_light=False)
+    as_is.update(frame_with_model_at(1200, 1.0))
+    assert "moving" in [as_is.update(frame_with_model_at(1200, g)).state for g in gains]  # the flaw it mends
+    gate = MotionGate()
+    gate.update(frame_with_model_at(1200, 1.0))
+    assert [gate.update(frame_with_model_at(1200, g)).state for g in gains] == ["still"] * len(gains)
+    assert "settled" in [gate.update(frame_with_model_at(1400, g)).state for g in gains]
+    grey = [cv2.cvtColor(frame_with_model_at(x, g), cv2.COLOR_BGR2GRAY) for x, g in ((1400, 1.04), (1200, 1.0))]
+    assert abs(light_gain(grey[0], grey[1]) - 1.04) < 0.01  # the moved model does not sway it
 
 
 SCENE = {

@@ -305,6 +305,8 @@ def main() -> None:
                 ).image,
                 True,
             )
+            if args.trace:
+                print(f"  round {rnd} begins: casualty {dead} lifted off from {truth[dead]}")
             removed.add(dead)
             del truth[dead]
             still = render_table(args.seed, game, hard="crowded", models_at=truth, lifted=frozenset(removed))

@@ -2587,6 +2587,38 @@ def test_a_base_put_down_partly_hidden_and_read_smaller_is_its_model_with_its_pl
     assert [h["model"] for h in tracker.history if h["event"] == "move"] == ["u5m1", "u1m2"]
 
 
+@pytest.mark.parametrize("told", [True, False])
+def test_an_oval_put_down_behind_a_building_and_read_round_is_its_model_not_a_casualty_back(told: bool) -> None:
+    # A rendered page game (Affinity: Focal Point, seed 107, a model at a time, casualties): u4's one model on a
+    # 60x35 mm oval moved 3.8" to stand behind a tall building, whose roof hid the oval's far half from the camera.
+    # The detector read the half it saw as a 40 mm round base (wider than the oval by 14 %, 0.11" off its centre).
+    # Read as no piece of u4m1's, the reading that moved the least took it for u1m4, a red 50 mm casualty taken off
+    # the table at the round's start 3.3" away, back on a blue piece; u4m1 was shown nowhere for the rest of the game.
+    # The piece is u4m1's, its place unsure by the hidden part (Focal Point 5.2: a unit moves its models).
+    tracker = _table(
+        {
+            "u4m1": ("u4", "60x35", (16.65, 10.53)),
+            "u1m4": ("u1", "50", (15.33, 13.58)),
+            "u1m1": ("u1", "50", (17.0, 16.0)),
+            "u5m2": ("u5", "50", (10.56, 10.91)),
+        },
+        {"u4": "blue", "u1": "red", "u5": "blue"},
+    )
+    still = [
+        {"x": 17.0, "y": 16.0, "base": "50", "player": "red"},
+        {"x": 10.56, "y": 10.91, "base": "50", "player": "blue"},
+    ]
+    tracker.update([{"x": 16.65, "y": 10.53, "base": "60x35", "player": "blue"}, *still])
+    update = tracker.update([{"x": 16.65, "y": 10.53, "base": "60x35", "player": "blue"}, *still])  # u1m4 taken off
+    assert tracker.models["u1m4"].gone
+    part = {"x": 12.99, "y": 11.17, "base": "40", "player": "blue", "sigma_in": 0.09}
+    update = tracker.update([part, *still], active_unit="u4" if told else None)
+    m = tracker.models["u4m1"]
+    assert (m.x, m.y) == (12.99, 11.17) and not m.unseen and m.measured_sigma_in > 0.2
+    assert tracker.models["u1m4"].gone and "u1m4" not in update.returned
+    assert not update.unexplained
+
+
 def test_a_small_piece_is_no_big_base_partly_hidden() -> None:
     # Only a piece covering 40 % of the base's area or more can be that base partly hidden: a 25 mm piece left
     # unexplained is no 60 mm model that vanished, and neither is a piece in the other player's colour.

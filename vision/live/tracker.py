@@ -100,6 +100,11 @@ LOST_SIGMA_IN = GROUP_TOLERANCE_IN
 # (a 60 mm round one as a 60x35 oval). Such a piece no model explains is taken, as a last resort, for the model of
 # its player no piece explains, if it covers at least this share of that model's base.
 PARTIAL_AREA_MIN = 0.4
+# An oval partly hidden may be read as the round size next above its width: a 60x35 mm oval put down behind a tall
+# building's roof (camera's view), its far half hidden, was read as a 40 mm round base, wider than the oval by 14 %
+# (page game focal-point seed 107: its model shown nowhere, and a casualty of the other player's taken back onto the
+# piece 3.3" from where it fell). As a last resort (``_match_partly_hidden``) a piece may be this much wider.
+PARTIAL_ACROSS_SLACK = 1.2
 # A piece whose figure looks unlike a model's (vision/live/appearance.py: median Lab colour) costs up to this much
 # distance: two alike models of a unit spread as they come down are told apart by their figures, where those differ.
 # Looks within LOOK_SAME_LAB cost nothing (a still figure is read again within 2 (median), 6 (max) on rendered
@@ -687,7 +692,7 @@ class IdentityTracker:
                 else []
             )
             for j, d in enumerate(detections):
-                sigma = _partial_sigma_in(m.base, str(d["base"]))
+                sigma = _partial_sigma_in(m.base, str(d["base"]), PARTIAL_ACROSS_SLACK)
                 if j in used or sigma is None or d.get("player", m.player) != m.player:
                     continue
                 dist = min(math.hypot(d["x"] - x, d["y"] - y) for x, y in expected)
@@ -1627,15 +1632,16 @@ def _size_cost(known: str, seen: str, same_spot: bool = False) -> float | None:
     return SIZE_STEP_COST_IN * (1 + (ratio - 1) * 4)
 
 
-def _partial_sigma_in(known: str, seen: str) -> float | None:
+def _partial_sigma_in(known: str, seen: str, across_slack: float = 1.05) -> float | None:
     """A piece read as ``seen`` that could be a base of size ``known`` partly hidden: a smaller base that fits
-    inside it (each semi-axis no longer, give or take a read's 5 %), covering ``PARTIAL_AREA_MIN`` of it at least, and
-    too far off to be the same base misread (``_size_cost``). Returns how unsure its centre puts the base's (1 sigma:
-    the true centre lies up to the difference of the two across-semi-axes off it, either way); None: it could not."""
+    inside it (each semi-axis no longer, give or take a read's 5 %; the shorter up to ``across_slack`` longer),
+    covering ``PARTIAL_AREA_MIN`` of it at least, and too far off to be the same base misread (``_size_cost``).
+    Returns how unsure its centre puts the base's (1 sigma: the true centre lies up to the difference of the two
+    across-semi-axes off it, either way); None: it could not."""
     if _size_cost(known, seen) is not None:
         return None
     big, small = base_semi_axes_in(known), base_semi_axes_in(seen)
-    fits = max(small) <= max(big) * 1.05 and min(small) <= min(big) * 1.05
+    fits = max(small) <= max(big) * 1.05 and min(small) <= min(big) * across_slack
     if not fits or small[0] * small[1] < PARTIAL_AREA_MIN * big[0] * big[1]:
         return None
     return (max(big) - min(small)) / math.sqrt(3)

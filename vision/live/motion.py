@@ -37,6 +37,7 @@ LIGHT_INLIER_RATIO = 0.08  # pixels this far from the median ratio are things th
 
 
 def brightest_channel(image: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Each pixel's largest channel (cv2's: numpy's max over channels took 4 ms on the small copy)."""
     blue, green, red = cv2.split(image)
     return cv2.max(cv2.max(blue, green), red)
 
@@ -132,8 +133,7 @@ class MotionGate:
             return GateDecision("moving", None, float(moving.mean()))
         self._quiet += 1
         stable, relit = self._lit_as_now(self._stable, self._stable_grey, grey)
-        blue, green, red = cv2.split(cv2.absdiff(small, stable))
-        changed = cv2.max(cv2.max(blue, green), red) > self.change_threshold  # (numpy's max over channels: 4 ms)
+        changed = brightest_channel(cv2.absdiff(small, stable)) > self.change_threshold
         if relit:
             changed &= ~clipped(brightest_channel(small), brightest_channel(stable))
         fraction = float(changed.mean())

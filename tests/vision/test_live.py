@@ -2619,6 +2619,40 @@ def test_an_oval_put_down_behind_a_building_and_read_round_is_its_model_not_a_ca
     assert not update.unexplained
 
 
+@pytest.mark.parametrize("told", [True, False])
+def test_a_casualty_is_not_taken_back_onto_a_piece_in_the_other_players_colour(told: bool) -> None:
+    # Affinity: Focal Point, Casualties: "When a formation's HP drops, remove models to represent casualties." u1m4
+    # (red, 50 mm) is taken off. A blue 40 mm piece then turns up 2.9" from where it fell, one no model on the table
+    # explains (a base misread in part, a model the players have not added yet). Not told which unit moved, the
+    # reading that moved the fewest models took it for u1m4 back in play, silently. A casualty comes back off its
+    # own spot only on a piece of its own colour: this one is asked about. A red piece there is u1m4, put back.
+    def game(piece_player: str) -> tuple[IdentityTracker, Any]:
+        tracker = _table(
+            {
+                "u1m4": ("u1", "50", (15.33, 13.58)),
+                "u1m1": ("u1", "50", (17.0, 16.0)),
+                "u5m2": ("u5", "50", (10.56, 10.91)),
+            },
+            {"u1": "red", "u5": "blue"},
+        )
+        still = [
+            {"x": 17.0, "y": 16.0, "base": "50", "player": "red"},
+            {"x": 10.56, "y": 10.91, "base": "50", "player": "blue"},
+        ]
+        tracker.update(still)  # u1m4 taken off
+        assert tracker.models["u1m4"].gone
+        piece = {"x": 13.0, "y": 11.5, "base": "40", "player": piece_player, "sigma_in": 0.02}
+        return tracker, tracker.update([piece, *still], active_unit="u5" if told else None)
+
+    tracker, update = game("blue")
+    assert tracker.models["u1m4"].gone and (tracker.models["u1m4"].x, tracker.models["u1m4"].y) == (15.33, 13.58)
+    assert update.returned == () and update.unexplained == (0,)
+    assert any("match no known model" in message for message in update.messages)
+    if not told:
+        tracker, update = game("red")
+        assert update.returned == ("u1m4",) and (tracker.models["u1m4"].x, tracker.models["u1m4"].y) == (13.0, 11.5)
+
+
 def test_a_small_piece_is_no_big_base_partly_hidden() -> None:
     # Only a piece covering 40 % of the base's area or more can be that base partly hidden: a 25 mm piece left
     # unexplained is no 60 mm model that vanished, and neither is a piece in the other player's colour.

@@ -1648,9 +1648,14 @@ def _partial_sigma_in(known: str, seen: str, across_slack: float = 1.05) -> floa
 
 
 def _cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:
-    """Distance from where ``m`` is expected, plus what its size, team and figure read differently cost."""
+    """Distance from where ``m`` is expected, plus what its size, team and figure read differently cost (inf: a
+    piece it cannot be)."""
     size = _size_cost(m.base, str(d["base"]))
     team = TEAM_COST_IN if d.get("player", m.player) != m.player else 0.0
+    # A model picked up earlier (a casualty, say) comes back off its own spot only on a piece in its own player's
+    # colour: a piece no model on the table explains is asked about, not filled with the other side's dead.
+    if team and m.gone and math.hypot(d["x"] - m.x, d["y"] - m.y) > _radius_in(m):
+        return math.inf
     return math.hypot(d["x"] - x, d["y"] - y) + (size if size is not None else math.inf) + team + _look_cost(m, d)
 
 

@@ -12,7 +12,7 @@ before it; a move is seen if the gate says "settled" on one of those frames. Bet
 shown again with new noise alone: a "settled" then is a false update (an analysis for nothing, ~0.25 s).
 
 Run: ``python benchmarks/eval_gate.py [--seeds 101-103] [--games grinding-annihilation,focal-point] [--noise 1.5,4]
-[--flicker 0.01] [--change-thresholds 18,12,8] [--light as-is,normalised]``.
+[--flicker 0.01] [--banding 0.03] [--change-thresholds 18,12,8] [--light as-is,normalised]``.
 Seeded; a few minutes a game (each still table is rendered once, ~3 s, and shown to every gate compared).
 """
 
@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 import numpy as np
-from eval_live_game import move_steps, opening_table, script
+from eval_live_game import light_bands, move_steps, opening_table, script
 
 from vision.live.motion import MotionGate
 from vision.synth.table import render_table
@@ -66,6 +66,13 @@ def main() -> None:
         help="each frame's brightness scaled by 1 + this (1 sigma): the light, the exposure",
     )
     parser.add_argument(
+        "--banding",
+        type=float,
+        default=0.0,
+        help="bands of light across each frame (a rolling shutter under a flickering light): rows scaled by 1 + this "
+        "times a sine, about 3.3 bands a frame, their phase drawn anew each frame",
+    )
+    parser.add_argument(
         "--change-thresholds",
         default="18,12,8",
         help="the gates compared: each one's levels of change (the first: 18, as shipped before)",
@@ -97,7 +104,9 @@ def main() -> None:
                     gate = MotionGate(change_threshold=change_threshold, normalise_light=normalise)
 
                     def noisy(image: np.ndarray, sigma: float = noise_sigma, draw: Any = rng) -> np.ndarray:
-                        gain = 1.0 + draw.normal(0, args.flicker) if args.flicker else 1.0
+                        gain: Any = 1.0 + draw.normal(0, args.flicker) if args.flicker else 1.0
+                        if args.banding:
+                            gain = gain * light_bands(image.shape[0], args.banding, draw)
                         return np.clip(image * gain + draw.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
 
                     for k, image in enumerate(images):

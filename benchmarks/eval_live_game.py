@@ -189,6 +189,17 @@ def casualty(on_table: dict[str, tuple[float, float]], unit_of: dict[str, str]) 
     return sorted(alive[biggest])[-1]
 
 
+LIGHT_BANDS_A_FRAME = 3.3  # a rolling shutter read in 1/30 s under a light flickering 100 times a second
+
+
+def light_bands(rows: int, amplitude: float, rng: np.random.Generator) -> np.ndarray:
+    """(rows, 1, 1): each row's light in a frame read row by row under a flickering light (bands across it, their
+    phase anew each frame); ``amplitude``: how much brighter or darker the bands are (0.03: 3 %)."""
+    phase = rng.uniform(0, 2 * np.pi)
+    row = np.arange(rows, dtype=float)[:, None, None]
+    return 1.0 + amplitude * np.sin(2 * np.pi * row * LIGHT_BANDS_A_FRAME / rows + phase)
+
+
 def add_game_option(parser: argparse.ArgumentParser) -> None:
     """``--game``: whose table the scripted game is played on."""
     parser.add_argument(

@@ -17,7 +17,7 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
 - models put down: each, once the table is still after it, shown within 0.25" of where it stands (a move the motion
   gate lets by leaves the identity score whole, since that is against the table last analysed, and shows here).
 
-Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--flicker 0.03] [--terrain found|true|none]``.
+Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--flicker 0.03] [--banding 0.03] [--terrain found|true|none]``.
 Seeded; a few minutes.
 """
 
@@ -38,6 +38,7 @@ from eval_live_game import (
     add_game_option,
     add_terrain_option,
     casualty,
+    light_bands,
     move_steps,
     opening_table,
     players_terrain,
@@ -117,6 +118,13 @@ def main() -> None:
         type=float,
         default=0.0,
         help="each frame's brightness scaled by 1 + this (1 sigma): a flickering light, a webcam's exposure stepping",
+    )
+    parser.add_argument(
+        "--banding",
+        type=float,
+        default=0.0,
+        help="bands of light across each frame, this much brighter and darker (a rolling shutter under a flickering "
+        "light), moving from frame to frame",
     )
     add_game_option(parser)
     add_terrain_option(parser)
@@ -202,7 +210,9 @@ def main() -> None:
             image = lay_card(first, image, card_markers)
         if turn:  # (a roll about the optical axis is exact through a lens whose distortion is radial)
             image = cv2.warpAffine(image, turn[0], image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-        gain = 1.0 + noise.normal(0, args.flicker) if args.flicker else 1.0  # (no draw without: the same noise)
+        gain: Any = 1.0 + noise.normal(0, args.flicker) if args.flicker else 1.0  # (no draw without: the same noise)
+        if args.banding:
+            gain = gain * light_bands(image.shape[0], args.banding, noise)
         shown.append(np.clip(image * gain + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
         del shown[:-1]
         base_before = json.dumps(session.base.get("models", []), sort_keys=True)

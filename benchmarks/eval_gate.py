@@ -12,7 +12,7 @@ before it; a move is seen if the gate says "settled" on one of those frames. Bet
 shown again with new noise alone: a "settled" then is a false update (an analysis for nothing, ~0.25 s).
 
 Run: ``python benchmarks/eval_gate.py [--seeds 101-103] [--games grinding-annihilation,focal-point] [--noise 1.5,4]
-[--flicker 0.01] [--banding 0.03] [--change-thresholds 18,12,8] [--light as-is,normalised]``.
+[--flicker 0.01] [--banding 0.03] [--white-balance 0.02] [--change-thresholds 18,12,8] [--light as-is,normalised]``.
 Seeded; a few minutes a game (each still table is rendered once, ~3 s, and shown to every gate compared).
 """
 
@@ -73,6 +73,12 @@ def main() -> None:
         "times a sine, about 3.3 bands a frame, their phase drawn anew each frame",
     )
     parser.add_argument(
+        "--white-balance",
+        type=float,
+        default=0.0,
+        help="each frame's colour channels scaled apart by 1 + this (1 sigma each): a webcam's white balance wandering",
+    )
+    parser.add_argument(
         "--change-thresholds",
         default="18,12,8",
         help="the gates compared: each one's levels of change (the first: 18, as shipped before)",
@@ -107,6 +113,8 @@ def main() -> None:
                         gain: Any = 1.0 + draw.normal(0, args.flicker) if args.flicker else 1.0
                         if args.banding:
                             gain = gain * light_bands(image.shape[0], args.banding, draw)
+                        if args.white_balance:
+                            gain = gain * (1.0 + draw.normal(0, args.white_balance, 3))
                         return np.clip(image * gain + draw.normal(0, sigma, image.shape), 0, 255).astype(np.uint8)
 
                     for k, image in enumerate(images):

@@ -42,6 +42,10 @@ LIGHT_INLIER_RATIO = 0.08  # pixels this far from the median ratio are things th
 # both); skirmish seed 103, bands 5 % and flicker 3 %: seen 22/48 -> 48/48, false updates 60 -> 0 of 196 (session 91).
 LIGHT_BAND_ROWS = 12
 LIGHT_BAND_MIN_SAMPLES = 60
+# A webcam's white balance wanders by itself: its channels scaled apart, a few % each (a hand's skin in view, the
+# light's colour). Once the light is divided out, what is left of each channel's scale is divided out too, for the
+# comparison in colour; steps below this are left.
+WHITE_BALANCE_STEP = 0.004
 LIGHT_FLAT_SPREAD = 0.005  # bands read within this of each other are one light (a band is read within ~0.002)
 
 
@@ -163,6 +167,18 @@ class MotionGate:
         shape = (-1, 1, 1) if image.ndim == 3 else (-1, 1)
         return cv2.convertScaleAbs(image.astype(np.float32) * gains.reshape(shape)), True
 
+    def _balanced_as_now(
+        self, image: npt.NDArray[np.uint8], now: npt.NDArray[np.uint8]
+    ) -> tuple[npt.NDArray[np.uint8], bool]:
+        """``image`` (colour, lit as ``now``) with each channel scaled as the camera's white balance scales it now, and
+        whether it was (never, when the gate does not normalise)."""
+        if not self.normalise_light:
+            return image, False
+        gains = [light_gain(now[:, :, c], image[:, :, c]) for c in range(3)]
+        if max(abs(g - 1.0) for g in gains) < WHITE_BALANCE_STEP:
+            return image, False
+        return cv2.multiply(image, (*gains, 0.0)), True
+
     def update(self, frame: Image) -> GateDecision:
         small, grey = self._small(frame)
         if self._stable is None:
@@ -179,6 +195,8 @@ class MotionGate:
             return GateDecision("moving", None, float(moving.mean()))
         self._quiet += 1
         stable, relit = self._lit_as_now(self._stable, self._stable_grey, grey)
+        stable, rebalanced = self._balanced_as_now(stable, small)
+        relit = relit or rebalanced
         changed = brightest_channel(cv2.absdiff(small, stable)) > self.change_threshold
         if relit:
             changed &= ~clipped(brightest_channel(small), brightest_channel(stable))

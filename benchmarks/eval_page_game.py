@@ -382,13 +382,17 @@ def main() -> None:
                     where = shown_now.get(page_id[i])
                     put_down_off.append(math.dist(where, truth[i]) if where else math.inf)
                     if args.trace and put_down_off[-1] > 0.25:
-                        print(f"  activation {k}: {i} put down at {truth[i]}, shown at {where} once still")
+                        shown_as = next((m for m in session.view()["models"] if m["id"] == page_id[i]), None)
+                        print(f"  activation {k}: {i} put down at {truth[i]}, shown at {where} once still: {shown_as}")
         shown_at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
         place_off.setdefault(phase[0], []).extend(
             [math.dist(shown_at[page_id[i]], xy) for i, xy in truth.items() if page_id[i] in shown_at]
         )
         records = move_records()
-        spurious += [(k, u) for u in sorted(records) if u != unit and records[u] != records_before.get(u)]
+        changed = [u for u in sorted(records) if u != unit and records[u] != records_before.get(u)]
+        spurious += [(k, u) for u in changed]
+        for u in changed if args.trace else []:
+            print(f"  activation {k} ({unit}): {u}'s move record changed from {records_before.get(u)} to {records[u]}")
         move = session.unit_info(unit).get("last_move") or {}
         start = move.get("from", {})
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from web.picture import thumbnail_png
 from web.store import GameStore
 
 AUTO_SNAPSHOT_S = 60.0  # keep the table as seen at least this often, even without corrections
+KEPT_MOVE_IN = 0.25  # a model shown further than this from where the table before had it: the table is kept again
 
 
 class NotFoundError(LookupError):
@@ -98,11 +100,21 @@ def _safe_rulings(make: Any) -> tuple[list[Ruling], list[str]]:
 
 
 def _moves_seen(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """The units with a move record in ``after``'s history that ``before``'s lacks: the camera saw them move."""
+    """The units the camera saw move from ``before`` to ``after``: with a move record ``before``'s history lacks, or
+    with a model placed more than KEPT_MOVE_IN from where ``before`` has it, taken off, or put on. (A unit moved a
+    model at a time keeps one record for its activation, made when its first model moved: the table kept then had its
+    other models where they stood, and a restart took their moves since for new ones; page game seed 115.)"""
     old = before.get("history", [])
-    return sorted(
-        {str(e.get("unit")) for e in after.get("history", []) if e.get("event") in MOVE_EVENTS and e not in old}
-    )
+    units = {str(e.get("unit")) for e in after.get("history", []) if e.get("event") in MOVE_EVENTS and e not in old}
+    was = {str(m.get("id")): m for m in before.get("models", [])}
+    now = {str(m.get("id")): m for m in after.get("models", [])}
+    for mid in was.keys() ^ now.keys():
+        units.add(str((was.get(mid) or now[mid]).get("unit")))
+    for mid in was.keys() & now.keys():
+        a, b = was[mid], now[mid]
+        if math.hypot(float(b["x"]) - float(a["x"]), float(b["y"]) - float(a["y"])) > KEPT_MOVE_IN:
+            units.add(str(b.get("unit")))
+    return sorted(units)
 
 
 def _last_move(scene: Scene, system: Any, unit_id: str) -> dict[str, Any] | None:

@@ -7,6 +7,7 @@ The sample game is played still (amplitude 0) so positions are known.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -337,6 +338,36 @@ def test_each_move_the_camera_records_is_kept_so_a_restart_goes_on_from_it(hand_
     assert kept["scene"]["history"][-1]["unit"] == "wardens"
     session.set_base({**frame, "history": [move]}, status)  # the same table again: nothing new to keep
     assert len(client.get("/api/snapshots").json()) == before + 1
+
+
+def test_each_model_the_camera_sees_moved_is_kept_though_its_units_record_stays_the_same(hand_fed: TestClient) -> None:
+    # Grinding-Annihilation, Move Phase: a unit's troops move one after another. The camera records the activation
+    # once, when its first model moves (where each model stood when it began); the second model's move leaves that
+    # record as it was, and the table was not kept. Restarted then (the page game, seed 115), the page resumed from a
+    # table with that model where it had stood, took its move for a new one, and rewrote the unit's record from the
+    # first model's end. Each model seen moved is kept, and so is a model taken off.
+    client = hand_fed
+    session = client.app.state.session  # type: ignore[attr-defined]
+    frame, status = session_feed_frame()
+    move = {"event": "move", "unit": "wardens", "from": {"w1": [4.0, 4.0]}, "source": "camera"}
+    session.set_base({**frame, "history": [move]}, status)
+    before = len(client.get("/api/snapshots").json())
+    moved = copy.deepcopy(frame)
+    moved["models"][0]["x"] += 3.0
+    session.set_base({**moved, "history": [move]}, status)
+    snapshots = client.get("/api/snapshots").json()
+    unit = moved["models"][0]["unit"]
+    assert len(snapshots) == before + 1 and snapshots[-1]["reason"] == f"seen moving: {unit}"
+    kept = client.get(f"/api/snapshots/{snapshots[-1]['id']}").json()
+    assert kept["scene"]["models"][0]["x"] == moved["models"][0]["x"]
+    nudged = copy.deepcopy(moved)
+    nudged["models"][0]["x"] += 0.05  # read again a little off: no move, nothing new to keep
+    session.set_base({**nudged, "history": [move]}, status)
+    assert len(client.get("/api/snapshots").json()) == before + 1
+    taken_off = {**nudged, "models": nudged["models"][1:], "history": [move]}
+    session.set_base(taken_off, status)
+    snapshots = client.get("/api/snapshots").json()
+    assert len(snapshots) == before + 2 and snapshots[-1]["reason"] == f"seen moving: {unit}"
 
 
 def test_a_broken_frame_keeps_the_last_good_table(hand_fed: TestClient) -> None:

@@ -1791,6 +1791,40 @@ def test_a_resumed_game_keeps_a_model_the_players_added_moving_with_its_unit() -
     assert update is not None and any("not seen: a3" in text for text in update.messages)
 
 
+def test_a_game_resumed_mid_activation_judges_the_unit_from_where_it_began() -> None:
+    # Affinity: Focal Point, 5.2 Activation: a unit's move is judged from where its models stood when it was
+    # activated. Moved a model at a time, the page restarted after a1's move: the kept game has a's record (a1 from
+    # (1, 5)). Resumed, the tracker knew no record: a2's move made a new one, from where each model stood at the
+    # restart, a1's 4" move lost (the page game, seed 115, restarted before activation 10). It goes on with the record.
+    from vision.live.identified import IdentifiedScenes
+
+    def table(a2_x: float) -> dict[str, Any]:
+        return {
+            "format": "tablesight-scene/1",
+            "game": "focal-point",
+            "players": [{"id": "red"}, {"id": "blue"}],
+            "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
+            "models": [
+                {"id": "a1", "unit": "a", "base": "32", "x": 5.0, "y": 5.0},
+                {"id": "a2", "unit": "a", "base": "32", "x": a2_x, "y": 5.0},
+                {"id": "b1", "unit": "b", "base": "32", "x": 15.0, "y": 15.0},
+            ],
+        }
+
+    began = {"a1": [1.0, 5.0], "a2": [2.5, 5.0]}
+    b_earlier = {"event": "move", "unit": "b", "from": {"b1": [15.0, 11.0]}, "source": "camera"}
+    kept = {**table(2.5), "history": [b_earlier, {"event": "move", "unit": "a", "from": began, "source": "camera"}]}
+    identified = IdentifiedScenes()
+    identified.resume(kept)
+    out, update = identified.identify(table(2.5))
+    assert update is not None and not update.moves and not update.messages
+    out, update = identified.identify(table(6.5))  # a2's turn
+    assert update is not None and [(mv.model, round(mv.length_in, 3)) for mv in update.moves] == [("a2", 4.0)]
+    records = [e for e in out["history"] if e.get("event") == "move"]
+    assert [e["unit"] for e in records] == ["b", "a"]  # each once, in the order they began
+    assert records[-1]["from"] == began
+
+
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
     tracker = IdentityTracker.from_scene(ROW)

@@ -117,6 +117,21 @@ class IdentifiedScenes:
         self.first = copy.deepcopy(kept)
         self.tracker = IdentityTracker.from_scene(kept)
         self.tracker.placeholder_units = placeholder_units(kept)
+        # Each unit's latest move the camera recorded is the tracker's again (the scenes shown add it, as before the
+        # restart): a unit restarted mid-activation (a model at a time) goes on from where it began, not from where
+        # its models moved so far stood when the game was kept.
+        # (the tracker keeps them in the order they began: the last is the unit whose activation may be going on)
+        history = self.first.get("history", [])
+        units = {str(u["id"]) for u in kept.get("units", [])}
+        latest = {
+            str(e["unit"]): k
+            for k, e in enumerate(history)
+            if e.get("event") == "move" and e.get("source") == "camera" and str(e.get("unit")) in units
+        }
+        for unit, k in sorted(latest.items(), key=lambda item: item[1]):
+            self.tracker.activations[unit] = history[k]
+            self.tracker.moving_unit = unit
+        self.first["history"] = [e for k, e in enumerate(history) if k not in latest.values()]
         for mid in placed:
             if mid in self.tracker.models:
                 model = self.tracker.models[mid]

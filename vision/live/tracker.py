@@ -848,6 +848,7 @@ class IdentityTracker:
             if unit == self.moving_unit and unit in self.activations:
                 continue
             start = {m.id: moved.get(m.id, (m.x, m.y)) for m in self.models.values() if m.unit == unit}
+            self.activations.pop(unit, None)  # (kept in the order they began: a restart reads the last as going on)
             self.activations[unit] = {
                 "event": "move",
                 "unit": unit,

@@ -17,7 +17,7 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
 - models put down: each, once the table is still after it, shown within 0.25" of where it stands (a move the motion
   gate lets by leaves the identity score whole, since that is against the table last analysed, and shows here).
 
-Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--flicker 0.03] [--banding 0.03] [--terrain found|true|none]``.
+Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--flicker 0.03] [--banding 0.03] [--white-balance 0.02] [--terrain found|true|none]``.
 Seeded; a few minutes.
 """
 
@@ -126,6 +126,12 @@ def main() -> None:
         help="bands of light across each frame, this much brighter and darker (a rolling shutter under a flickering "
         "light), moving from frame to frame",
     )
+    parser.add_argument(
+        "--white-balance",
+        type=float,
+        default=0.0,
+        help="each frame's colour channels scaled apart by 1 + this (1 sigma each): a webcam's white balance wandering",
+    )
     add_game_option(parser)
     add_terrain_option(parser)
     args = parser.parse_args()
@@ -213,6 +219,8 @@ def main() -> None:
         gain: Any = 1.0 + noise.normal(0, args.flicker) if args.flicker else 1.0  # (no draw without: the same noise)
         if args.banding:
             gain = gain * light_bands(image.shape[0], args.banding, noise)
+        if args.white_balance:
+            gain = gain * (1.0 + noise.normal(0, args.white_balance, 3))
         shown.append(np.clip(image * gain + noise.normal(0, 1.5, image.shape), 0, 255).astype(np.uint8))
         del shown[:-1]
         base_before = json.dumps(session.base.get("models", []), sort_keys=True)
@@ -383,7 +391,10 @@ def main() -> None:
                     put_down_off.append(math.dist(where, truth[i]) if where else math.inf)
                     if args.trace and put_down_off[-1] > 0.25:
                         shown_as = next((m for m in session.view()["models"] if m["id"] == page_id[i]), None)
-                        print(f"  activation {k}: {i} put down at {truth[i]}, shown at {where} once still: {shown_as}")
+                        print(
+                            f"  activation {k}: {i} put down at {truth[i]}, shown at {where} once still "
+                            f"(its rim {still.rim_visible.get(i, 0.0):.0%} in view): {shown_as}"
+                        )
         shown_at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
         place_off.setdefault(phase[0], []).extend(
             [math.dist(shown_at[page_id[i]], xy) for i, xy in truth.items() if page_id[i] in shown_at]

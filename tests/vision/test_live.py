@@ -1729,18 +1729,25 @@ def test_reinforcements_set_up_mid_game_keep_their_new_ids_and_are_tracked() -> 
     assert {m["id"]: (m["x"], m["y"]) for m in out["models"]}["new1"] == (20.0, 7.0)
 
 
-def analysed(shift_in: float, skip: frozenset[str]) -> dict[str, Any]:
-    """ROW's table as analysed, unit a moved ``shift_in`` along x, the models in ``skip`` not seen."""
+def red_a_blue_b(models: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Focal Point scene of ``models``: unit a red's, unit b blue's."""
     return {
         "format": "tablesight-scene/1",
         "game": "focal-point",
         "players": [{"id": "red"}, {"id": "blue"}],
         "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
-        "models": [
+        "models": models,
+    }
+
+
+def analysed(shift_in: float, skip: frozenset[str]) -> dict[str, Any]:
+    """ROW's table as analysed, unit a moved ``shift_in`` along x, the models in ``skip`` not seen."""
+    return red_a_blue_b(
+        [
             {"id": d["id"], "unit": "a" if d["player"] == "red" else "b", "base": "32", "x": d["x"], "y": d["y"]}
             for d in row_dets(shift_in, skip=skip)
-        ],
-    }
+        ]
+    )
 
 
 def test_a_model_the_players_added_is_the_cameras_piece_once_it_sees_one_beside_its_unit() -> None:
@@ -1799,17 +1806,13 @@ def test_a_game_resumed_mid_activation_judges_the_unit_from_where_it_began() -> 
     from vision.live.identified import IdentifiedScenes
 
     def table(a2_x: float) -> dict[str, Any]:
-        return {
-            "format": "tablesight-scene/1",
-            "game": "focal-point",
-            "players": [{"id": "red"}, {"id": "blue"}],
-            "units": [{"id": "a", "player": "red"}, {"id": "b", "player": "blue"}],
-            "models": [
+        return red_a_blue_b(
+            [
                 {"id": "a1", "unit": "a", "base": "32", "x": 5.0, "y": 5.0},
                 {"id": "a2", "unit": "a", "base": "32", "x": a2_x, "y": 5.0},
                 {"id": "b1", "unit": "b", "base": "32", "x": 15.0, "y": 15.0},
-            ],
-        }
+            ]
+        )
 
     began = {"a1": [1.0, 5.0], "a2": [2.5, 5.0]}
     b_earlier = {"event": "move", "unit": "b", "from": {"b1": [15.0, 11.0]}, "source": "camera"}

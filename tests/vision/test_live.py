@@ -422,6 +422,32 @@ def test_places_read_through_a_map_from_fewer_markers_are_remapped_when_the_mark
         )
 
 
+def test_a_place_mapped_to_a_better_map_is_read_again_through_it_once() -> None:
+    """A place read through a map from three markers (a card on the fourth) and mapped to the map from all four when
+    the card is lifted is that map's guess at it: the base's centre was found in a view rectified through the old map.
+    A GA page game (seed 115, the card lifted before activation 6) kept u5m1 0.053" off where it stood until it
+    moved at activation 13, its move's start (Grinding-Annihilation, Movement: measured from where it stood). Read
+    again through the better map, still, that reading is its place: once, at the next update; no move."""
+    from vision.live.identified import IdentifiedScenes
+
+    def read(off_in: float, b1_off_in: float = 0.0) -> dict[str, Any]:
+        """SCENE read ``off_in`` off along x (through a map that far off), b1 ``b1_off_in`` more."""
+        models = [{**m, "x": m["x"] + off_in + (b1_off_in if m["id"] == "b1" else 0.0)} for m in SCENE["models"]]
+        return {**copy.deepcopy(SCENE), "models": models}
+
+    identified = IdentifiedScenes()
+    identified.identify(read(0.08))  # set up with the card on a marker: the map from three, 0.08" off here
+    identified.identify(read(0.08))
+    assert identified.refine_map(lambda xy: (xy[0] - 0.03, xy[1])) == 4  # the mapping's guess: 0.05" off still
+    _, update = identified.identify(read(0.0))  # read again through the new map: where they stand
+    assert update is not None and update.moves == ()
+    places = identified.tracker.places() if identified.tracker else {}
+    assert places["b1"] == pytest.approx((15.0, 15.0)) and places["a1"] == pytest.approx((5.0, 5.0))
+    _, update = identified.identify(read(0.0, 0.06))  # from then on a still model's place is kept, read as it may be
+    assert update is not None and update.moves == ()
+    assert identified.tracker is not None and identified.tracker.places()["b1"] == pytest.approx((15.0, 15.0))
+
+
 def test_vanished_and_unexplained_pieces_are_a_desync() -> None:
     tracker = IdentityTracker.from_scene(SCENE)
     update = tracker.update(

@@ -201,6 +201,10 @@ class IdentityTracker:
     # The unit the players named as activated at the last update (None: not named): a model of it the camera missed
     # then may show up where its move took it in the next frame, whichever unit is named then.
     told_unit: str | None = None
+    # Models whose place was mapped to a better map (``remap_places``): read again through it at the next update,
+    # still, that reading is their place (a place read through a map from three markers and mapped again stayed
+    # 0.053" off, and was a move's start later: page game GA seed 115, a card lifted off a marker)
+    remapped: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -540,14 +544,16 @@ class IdentityTracker:
                 sigma = math.hypot(m.place_sigma_in, seen_sigma)
                 moves.append(Move(mid, m.unit, (m.x, m.y), (float(d["x"]), float(d["y"])), sigma))
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
-            elif seen_sigma < m.measured_sigma_in / 2:
-                # Still, and read far surer than where it was put (its base partly hidden then, in full view now):
-                # the same place, better measured; no move.
+            elif seen_sigma < m.measured_sigma_in / 2 or (mid in self.remapped and mid not in partial):
+                # Still, and read far surer than where it was put (its base partly hidden then, in full view now), or
+                # read through a better map than the one its place came through: the same place, better measured; no
+                # move.
                 m.x, m.y, m.measured_sigma_in = float(d["x"]), float(d["y"]), seen_sigma
             m.lost = m.guessed = m.placed = False
             m.uncertain = mid in uncertain
             if d.get("look") is not None and not m.uncertain and mid not in partial:
                 m.look = _learnt_look(m.look, d["look"])
+        self.remapped.clear()  # (read again through the better map now, or not seen: kept as mapped)
         moved_from: dict[str, dict[str, tuple[float, float]]] = {}  # unit -> where its models moved from now
         for move in moves:
             moved_from.setdefault(move.unit, {})[move.model] = move.start
@@ -745,7 +751,9 @@ class IdentityTracker:
         remapped = 0
         for m in self.models.values():
             x, y = mapped((m.x, m.y))
-            remapped += (x, y) != (m.x, m.y)
+            if (x, y) != (m.x, m.y):
+                remapped += 1
+                self.remapped.add(m.id)
             m.x, m.y = x, y
         for activation in self.activations.values():
             activation["from"] = {mid: [round(v, 4) for v in mapped(xy)] for mid, xy in activation["from"].items()}

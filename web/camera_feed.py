@@ -205,7 +205,8 @@ class CameraFeed:
         looks = figure_looks(status.frame, table_frame, result.scene["models"])
         resumed = self._go_on(result.scene) if deployment and self.kept is not None else ""
         deployment = self.identified.tracker is None
-        scene, update = self.identified.identify(result.scene, looks, (status.frame, table_frame))
+        empty_top = self.reference.rectified if self.reference is not None else None
+        scene, update = self.identified.identify(result.scene, looks, (status.frame, table_frame), empty_top)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = "; ".join(filter(None, [self.refined_said or calib.message, resumed]))
         self.refined_said = ""

@@ -44,13 +44,15 @@ class IdentifiedScenes:
         scene: dict[str, Any],
         looks: Sequence[Look | None] | None = None,
         photo: tuple[npt.NDArray[np.uint8], TableFrame] | None = None,
+        empty_top: npt.NDArray[np.uint8] | None = None,
     ) -> tuple[dict[str, Any], TrackUpdate | None]:
         """``scene`` (just analysed) with the known ids; None for the update at the first (deployment) scene.
         ``looks``: each of its models' figure as the photo shows it (``figure_looks``), in the order of its models:
         evidence of which is which where a unit's models are alike otherwise (None: matched by place alone).
         ``photo``: the frame ``scene`` was analysed from, and its table map. A model the detector missed where the
         photo shows nothing changed since the frame analysed before is kept where it stands, not asked about
-        (``vision/live/still_there.py``).
+        (``vision/live/still_there.py``), where it shows the model, not a wall that hides it (``empty_top``: the
+        empty table's top-down view, the analysis's reference's).
 
         A piece that turns up (reinforcements set up, a model the tracker lost put down elsewhere) gets the next
         new id (``new1``, ...) and keeps it: it is tracked from then on, so the players' corrections naming it
@@ -81,7 +83,7 @@ class IdentifiedScenes:
         still = (
             set()
             if photo is None
-            else still_there(before, photo[0], photo[1], self.tracker.models.values(), detections)
+            else still_there(before, photo[0], photo[1], self.tracker.models.values(), detections, empty_top)
         )
         update = self.tracker.update(detections, hidden=still)
         for j in update.unexplained:

@@ -289,7 +289,8 @@ def watch(
                 for note in notes:
                     yield Event("status", {"message": note, "stale": False})
             else:
-                found, update = identified.identify(result.scene, looks, (status.frame, table_frame))
+                empty_top = reference.rectified if reference is not None else None
+                found, update = identified.identify(result.scene, looks, (status.frame, table_frame), empty_top)
             moved_now: list[str] = []  # units with a move printed at this frame
             if update is not None and identified.tracker is not None:
                 for entry in identified.tracker.history:

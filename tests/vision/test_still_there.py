@@ -84,7 +84,18 @@ def test_a_model_behind_a_tall_building_moved_away_is_not_kept_where_its_spot_sh
     before, now = noisy(table.image, 1), noisy(moved.image, 2)
     empty_top = frame.rectify(table.empty, 40.0)
     assert still_there(before, now, frame, models, found_elsewhere) == {"u4m2"}  # as it was
+    # its piece came down beside its unit: no model accounts for it, and the hidden spot says nothing
     assert still_there(before, now, frame, models, found_elsewhere, empty_top) == set()
+    # ...and so when its whole unit moved (as in the game: the rest of it read elsewhere, its piece missed)
+    unit_moved = {"u4m1": (24.33, 23.09), "u4m2": (26.8464, 23.991), "u4m3": (28.572, 22.0472)}
+    unit_moved |= {"u4m4": (25.46, 24.14), "u4m5": (27.9258, 23.3431)}
+    block = render_table(122, "miniature-skirmish", hard="crowded", models_at={**stood, **unit_moved})
+    rest = [{"x": m["x"], "y": m["y"]} for m in block.scene["models"] if m["id"] != "u4m2"]
+    assert still_there(before, noisy(block.image, 2), frame, models, rest, empty_top) == set()
+    # Still behind the building, its unit-mates read where they stand and no piece turned up: kept, as the page kept
+    # seed 49's u1m2 behind a hill's edge beside its mates.
+    others = [{"x": x, "y": y} for mid, (x, y) in stood.items() if mid != "u4m2"]
+    assert still_there(before, noisy(table.image, 2), frame, models, others, empty_top) == {"u4m2"}
     # A model seen in full, missed where nothing changed, is kept as before; and so is each model a quarter of whose
     # rim the camera sees, read where it stands.
     seen = [m for m in models if table.rim_visible[m.id] >= 0.25]

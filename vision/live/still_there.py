@@ -10,6 +10,7 @@ under a hand is), and keeps it where it stands.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy.typing as npt
 
 from calibration.table_frame import TableFrame
 from geometry.shapes import base_semi_axes_in
-from vision.live.tracker import STAY_IN, Tracked
+from vision.live.tracker import REACQUIRE_IN, STAY_IN, Tracked
 
 Image = npt.NDArray[np.uint8]
 # Mean difference (0-255, averaged over the colour channels and the spot) above which a model's spot changed. Two
@@ -51,24 +52,46 @@ def still_there(
     """The models seen where they stand (``before``: the frame last analysed, in the same view as ``now``) that no
     piece of ``detections`` is read near now, whose spot in the photo has not changed since: missed, not moved.
     ``empty_top``: the empty table's top-down view (the set-up's reference): a spot that looks as the empty table
-    does there shows what hides the model (a wall), not the model, and keeps none (None: not looked at)."""
+    does there shows what hides the model (a wall), not the model; such a model is kept only while its unit-mates
+    stay (None: not looked at)."""
     if before is None or before.shape != now.shape:
         return set()
     in_view = _in_view(frame, now, empty_top) if empty_top is not None else None
     found = np.array([(float(d["x"]), float(d["y"])) for d in detections], float).reshape(-1, 2)
-    kept = set()
+    models = [m for m in models if not (m.unseen or m.placed)]  # (where one is was not seen: its spot says nothing)
+    unchanged, hidden, stayed = set(), set(), set()
     for m in models:
-        if m.unseen or m.placed:  # where it is was not seen: its spot says nothing of it
-            continue
         narrow_in = base_semi_axes_in(m.base)[1]
         if len(found) and np.min(np.hypot(found[:, 0] - m.x, found[:, 1] - m.y)) <= narrow_in + STAY_IN:
-            continue  # a piece is read there: the tracker matches it
+            stayed.add(m.id)  # a piece is read there: the tracker matches it
+            continue
         spot_in = SPOT_SHARE * narrow_in
-        if _spot_change(before, now, frame, (m.x, m.y), spot_in) <= SPOT_CHANGE_MAX and (
-            in_view is None or in_view((m.x, m.y), spot_in)
-        ):
-            kept.add(m.id)
-    return kept
+        if _spot_change(before, now, frame, (m.x, m.y), spot_in) <= SPOT_CHANGE_MAX:
+            unchanged.add(m.id)
+            if in_view is not None and not in_view((m.x, m.y), spot_in):
+                hidden.add(m.id)
+    # A spot hidden says nothing of the model: kept while the rest of its unit stays, and no piece no model accounts
+    # for, of its player, lies where it could have come down beside them (skirmish seed 122: u4m2, behind a
+    # building, left with its unit, and was kept; seed 49's u1m2, behind a hill's edge, stood beside its mates).
+    moved_units = {m.unit for m in models if m.id not in stayed and m.id not in unchanged}
+    held = np.array([(m.x, m.y) for m in models], float).reshape(-1, 2)
+    new_pieces = [
+        d
+        for d in detections
+        if not len(held) or np.min(np.hypot(held[:, 0] - float(d["x"]), held[:, 1] - float(d["y"]))) > STAY_IN
+    ]
+
+    def could_have_left(m: Tracked) -> bool:
+        if m.unit in moved_units:
+            return True
+        unit = [(o.x, o.y) for o in models if o.unit == m.unit]
+        return any(
+            d.get("player", m.player) == m.player
+            and min(math.hypot(float(d["x"]) - x, float(d["y"]) - y) for x, y in unit) <= REACQUIRE_IN
+            for d in new_pieces
+        )
+
+    return {m.id for m in models if m.id in unchanged and (m.id not in hidden or not could_have_left(m))}
 
 
 def _in_view(frame: TableFrame, now: Image, empty_top: Image) -> Callable[[tuple[float, float], float], bool]:

@@ -96,6 +96,14 @@ def test_a_model_behind_a_tall_building_moved_away_is_not_kept_where_its_spot_sh
     # seed 49's u1m2 behind a hill's edge beside its mates.
     others = [{"x": x, "y": y} for mid, (x, y) in stood.items() if mid != "u4m2"]
     assert still_there(before, noisy(table.image, 2), frame, models, others, empty_top) == {"u4m2"}
+    # ...and as a model put down there in its unit's activation going on, its mates moved after it (a model at a
+    # time: each moves once), as seed 49's u1m2 behind a hill's edge
+    rest_moved = {**stood, **{mid: xy for mid, xy in unit_moved.items() if mid != "u4m2"}}
+    after_it = render_table(122, "miniature-skirmish", hard="crowded", models_at=rest_moved)
+    rest = [{"x": m["x"], "y": m["y"]} for m in after_it.scene["models"] if m["id"] != "u4m2"]
+    now = noisy(after_it.image, 2)
+    assert still_there(before, now, frame, models, rest, empty_top) == set()
+    assert still_there(before, now, frame, models, rest, empty_top, moved_already={"u4m2"}) == {"u4m2"}
     # A model seen in full, missed where nothing changed, is kept as before; and so is each model a quarter of whose
     # rim the camera sees, read where it stands.
     seen = [m for m in models if table.rim_visible[m.id] >= 0.25]

@@ -11,7 +11,7 @@ under a hand is), and keeps it where it stands.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import cv2
@@ -48,12 +48,14 @@ def still_there(
     models: Iterable[Tracked],
     detections: Sequence[dict[str, Any]],
     empty_top: Image | None = None,
+    moved_already: Collection[str] = (),
 ) -> set[str]:
     """The models seen where they stand (``before``: the frame last analysed, in the same view as ``now``) that no
     piece of ``detections`` is read near now, whose spot in the photo has not changed since: missed, not moved.
     ``empty_top``: the empty table's top-down view (the set-up's reference): a spot that looks as the empty table
     does there shows what hides the model (a wall), not the model; such a model is kept only while its unit-mates
-    stay (None: not looked at)."""
+    stay, unless it is of ``moved_already``, the models that moved in their unit's activation going on (a model at
+    a time: each moves once) (None: not looked at)."""
     if before is None or before.shape != now.shape:
         return set()
     in_view = _in_view(frame, now, empty_top) if empty_top is not None else None
@@ -72,7 +74,8 @@ def still_there(
                 hidden.add(m.id)
     # A spot hidden says nothing of the model: kept while the rest of its unit stays, and no piece no model accounts
     # for, of its player, lies where it could have come down beside them (skirmish seed 122: u4m2, behind a
-    # building, left with its unit, and was kept; seed 49's u1m2, behind a hill's edge, stood beside its mates).
+    # building, left with its unit, and was kept), or when it has moved in its unit's activation going on (seed 49's
+    # u1m2, put down behind a hill's edge, its mates moved after it).
     moved_units = {m.unit for m in models if m.id not in stayed and m.id not in unchanged}
     held = np.array([(m.x, m.y) for m in models], float).reshape(-1, 2)
     new_pieces = [
@@ -82,6 +85,8 @@ def still_there(
     ]
 
     def could_have_left(m: Tracked) -> bool:
+        if m.id in moved_already:
+            return False
         if m.unit in moved_units:
             return True
         unit = [(o.x, o.y) for o in models if o.unit == m.unit]

@@ -11,7 +11,7 @@ under a hand is), and keeps it where it stands.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import cv2
@@ -58,20 +58,17 @@ def still_there(
     a time: each moves once) (None: not looked at)."""
     if before is None or before.shape != now.shape:
         return set()
-    in_view = _in_view(frame, now, empty_top) if empty_top is not None else None
     found = np.array([(float(d["x"]), float(d["y"])) for d in detections], float).reshape(-1, 2)
     models = [m for m in models if not (m.unseen or m.placed)]  # (where one is was not seen: its spot says nothing)
-    unchanged, hidden, stayed = set(), set(), set()
+    unchanged, spot_in, stayed = set(), {}, set()
     for m in models:
         narrow_in = base_semi_axes_in(m.base)[1]
         if len(found) and np.min(np.hypot(found[:, 0] - m.x, found[:, 1] - m.y)) <= narrow_in + STAY_IN:
             stayed.add(m.id)  # a piece is read there: the tracker matches it
             continue
-        spot_in = SPOT_SHARE * narrow_in
-        if _spot_change(before, now, frame, (m.x, m.y), spot_in) <= SPOT_CHANGE_MAX:
+        spot_in[m.id] = SPOT_SHARE * narrow_in
+        if _spot_change(before, now, frame, (m.x, m.y), spot_in[m.id]) <= SPOT_CHANGE_MAX:
             unchanged.add(m.id)
-            if in_view is not None and not in_view((m.x, m.y), spot_in):
-                hidden.add(m.id)
     # A spot hidden says nothing of the model: kept while the rest of its unit stays, and no piece no model accounts
     # for, of its player, lies where it could have come down beside them (skirmish seed 122: u4m2, behind a
     # building, left with its unit, and was kept), or when it has moved in its unit's activation going on (seed 49's
@@ -96,33 +93,43 @@ def still_there(
             for d in new_pieces
         )
 
-    return {m.id for m in models if m.id in unchanged and (m.id not in hidden or not could_have_left(m))}
+    doubted = [m for m in models if m.id in unchanged and could_have_left(m)]
+    shown = (
+        _shown(frame, now, empty_top, [((m.x, m.y), spot_in[m.id]) for m in doubted])
+        if empty_top is not None and doubted
+        else [True] * len(doubted)
+    )
+    hidden = {m.id for m, seen in zip(doubted, shown, strict=True) if not seen}
+    return unchanged - hidden
 
 
-def _in_view(frame: TableFrame, now: Image, empty_top: Image) -> Callable[[tuple[float, float], float], bool]:
-    """Whether the spot of ``radius_in`` about a point shows something the empty table did not there: ``now``'s
-    spot made top-down at the scale of ``empty_top`` (its pixels sampled as the empty table's were), its light
-    matched to the set-up's round the spot (the median ratio over a ring about it, each channel: the light over a
-    table drifts unevenly, 6-24 levels apart on a rendered table's mat between the set-up and the game)."""
+def _shown(
+    frame: TableFrame, now: Image, empty_top: Image, spots: list[tuple[tuple[float, float], float]]
+) -> list[bool]:
+    """Whether each spot (centre, radius, inches) shows something the empty table did not there: ``now``'s spot made
+    top-down at the scale of ``empty_top`` (its pixels sampled as the empty table's were), its light matched to the
+    set-up's round the spot (the median ratio over a ring about it, each channel: the light over a table drifts
+    unevenly, 6-24 levels apart on a rendered table's mat between the set-up and the game)."""
     px_per_in = empty_top.shape[1] / frame.layout.width_in
-
-    def shows_a_piece(xy_in: tuple[float, float], radius_in: float) -> bool:
+    regions, shown = [], [True] * len(spots)  # (a spot off the view: as without this check)
+    for k, (xy_in, radius_in) in enumerate(spots):
         radius_px = max(2, int(round(radius_in * px_per_in)))
         half = int(round(RING_OUTER * radius_px))
         x0, y0 = (int(round(v * px_per_in)) - half for v in xy_in)
         side = 2 * half + 1
-        if x0 < 0 or y0 < 0 or x0 + side > empty_top.shape[1] or y0 + side > empty_top.shape[0]:
-            return True  # (off the view: as without it)
-        seen = frame.rectify(now, px_per_in, (x0, y0, side, side)).astype(np.float32)
+        if x0 >= 0 and y0 >= 0 and x0 + side <= empty_top.shape[1] and y0 + side <= empty_top.shape[0]:
+            regions.append((k, radius_px, (x0, y0, side, side)))
+    views = frame.rectify_regions(now, px_per_in, [region for *_, region in regions]) if regions else []
+    for (k, radius_px, (x0, y0, side, _)), view in zip(regions, views, strict=True):
+        seen = view.astype(np.float32)
         empty = empty_top[y0 : y0 + side, x0 : x0 + side].astype(np.float32)
-        yy, xx = np.mgrid[0:side, 0:side] - half
+        yy, xx = np.mgrid[0:side, 0:side] - side // 2
         r_px = np.hypot(xx, yy)
-        ring = (r_px >= RING_INNER * radius_px) & (r_px <= half) & (empty > LIT_BGR).all(axis=2)
+        ring = (r_px >= RING_INNER * radius_px) & (r_px <= side // 2) & (empty > LIT_BGR).all(axis=2)
         gain = np.median(seen[ring] / empty[ring], axis=0) if ring.sum() >= RING_MIN_PX else np.ones(3)
         diff = np.abs(seen / np.maximum(gain, 1e-3) - empty).mean(axis=2)
-        return float(diff[r_px <= radius_px].mean()) > SPOT_CHANGE_MAX
-
-    return shows_a_piece
+        shown[k] = float(diff[r_px <= radius_px].mean()) > SPOT_CHANGE_MAX
+    return shown
 
 
 def _spot_change(before: Image, now: Image, frame: TableFrame, xy_in: tuple[float, float], radius_in: float) -> float:

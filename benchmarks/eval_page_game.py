@@ -414,6 +414,11 @@ def main() -> None:
             true_length = math.dist(positions[i], before[i])
             length = math.dist(recorded_from, at[pid]) if recorded_from and pid in at else math.inf
             errors.append(abs(length - true_length))
+            if args.trace and errors[-1] <= 0.05 < starts_off[-1]:
+                print(
+                    f"  activation {k} ({phase[0]}): {i}'s start {starts_off[-1]:.3f}\" off: recorded {recorded_from}, "
+                    f'stood at {before[i][0]:.3f}, {before[i][1]:.3f} (its length within 0.05")'
+                )
             if args.trace and errors[-1] > 0.05:
                 print(
                     f'  activation {k} ({phase[0]}): {i} moved {true_length:.3f}", recorded {length:.3f}" from '

@@ -6,6 +6,10 @@ out, asking the players whether it was picked up, and its rulings went without i
 changes the photo where it stood: its figure and base go, the mat shows. Where the photo has not changed since the
 last analysed frame, on a model seen there then, the model is still there: the tracker is told so (as a model
 under a hand is), and keeps it where it stands.
+
+Unless the spot shows only what hid the model at set-up too (a building's wall between it and the camera): then it
+would not change whether the model is there or not, and says nothing. Such a model is kept only where it could not
+have left (its unit still, no new piece of its player beside it), or has moved in its unit's activation going on.
 """
 
 from __future__ import annotations

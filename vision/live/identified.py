@@ -10,7 +10,6 @@ unit's latest move goes into the scene's ``history`` as the rules read it.
 from __future__ import annotations
 
 import copy
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from vision.analyze import PLAYERS_MODELS
 from vision.live.appearance import Look
 from vision.live.motion import MotionGate
 from vision.live.still_there import still_there
-from vision.live.tracker import STAY_IN, IdentityTracker, Tracked, TrackUpdate
+from vision.live.tracker import IdentityTracker, Tracked, TrackUpdate
 
 
 @dataclass
@@ -85,7 +84,13 @@ class IdentifiedScenes:
             set()
             if photo is None
             else still_there(
-                before, photo[0], photo[1], self.tracker.models.values(), detections, empty_top, self._moved_already()
+                before,
+                photo[0],
+                photo[1],
+                self.tracker.models.values(),
+                detections,
+                empty_top,
+                self.tracker.moved_in_activation(),
             )
         )
         update = self.tracker.update(detections, hidden=still)
@@ -111,19 +116,6 @@ class IdentifiedScenes:
         if moves:
             out["history"] = out.get("history", []) + moves
         return out, update
-
-    def _moved_already(self) -> set[str]:
-        """The models that moved in the activation going on (their unit's, moved last, alone), as far as the tracker
-        has them from where they stood when it began."""
-        tracker = self.tracker
-        activation = tracker.activations.get(tracker.moving_unit or "") if tracker is not None else None
-        if tracker is None or activation is None:
-            return set()
-        return {
-            mid
-            for mid, (x, y) in activation["from"].items()
-            if mid in tracker.models and math.hypot(tracker.models[mid].x - x, tracker.models[mid].y - y) > STAY_IN
-        }
 
     def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
         """Go on with a game kept earlier (the page's saved scene after a restart: its ids, units and places are the

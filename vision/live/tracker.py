@@ -883,6 +883,18 @@ class IdentityTracker:
         shift = _median_move(shifts)
         return None if shift is None else (float(shift[0]), float(shift[1]))
 
+    def moved_in_activation(self) -> set[str]:
+        """The models that moved in the activation going on (``moving_unit``'s, over several updates: a model at a
+        time), from where they stood when it began."""
+        if self.moving_unit is None or self.moving_unit not in self.activations:
+            return set()
+        start = self.activations[self.moving_unit]["from"]
+        return {
+            mid
+            for mid, (x, y) in start.items()
+            if mid in self.models and math.hypot(self.models[mid].x - x, self.models[mid].y - y) > STAY_IN
+        }
+
     def _rematch_last_move(
         self,
         unit: str,

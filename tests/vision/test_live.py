@@ -909,6 +909,122 @@ def test_two_alike_models_whose_pieces_fit_either_way_are_both_called_uncertain(
         assert all(m.uncertain for m in tracker.models.values()), told
 
 
+def test_three_alike_models_whose_pieces_fit_as_well_turned_round_a_ring_are_all_called_uncertain() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move. Three alike 25 mm models in a triangle move
+    # 3" and each comes down halfway towards the next: the pieces fit the move as well turned round the ring (each
+    # model one piece along) as they do as put down, while no two models' pieces swapped fit nearly as well. Which is
+    # which is a guess for all three, so the update says so of all three (before session 93 only of the two a swap
+    # of pieces named).
+    radius_in = 2.4 / math.sqrt(3)  # a triangle of side 2.4": the pieces come down 1.2" apart
+    corners = [
+        (10 + radius_in * math.cos(math.radians(90 + 120 * k)), 10 + radius_in * math.sin(math.radians(90 + 120 * k)))
+        for k in range(3)
+    ]
+    halfway = [
+        ((corners[k][0] + corners[(k + 1) % 3][0]) / 2 + 3.0, (corners[k][1] + corners[(k + 1) % 3][1]) / 2)
+        for k in range(3)
+    ]
+    for told in ("a", None):
+        tracker = _one_unit("a", "25", {f"a{k}": xy for k, xy in enumerate(corners)})
+        update = tracker.update([{"x": x, "y": y, "base": "25", "player": "red"} for x, y in halfway], told)
+        assert sorted(update.uncertain) == ["a0", "a1", "a2"], told
+        assert not update.vanished and not update.unexplained, told
+        assert {(m.x, m.y) for m in tracker.models.values()} == set(halfway), told
+
+
+def test_a_spread_unit_with_a_model_the_players_placed_is_paired_by_its_move_not_turned_round_a_ring() -> None:
+    # Miniature Skirmish Game, Actions: a miniature can move up to its movement range in inches. Page game skirmish
+    # seed 122 (eval_page_game.py --jitter 0.5 ...) moved a unit of five alike 25 mm models spread, each put down up
+    # to 1.1" off their common shift; one (m3) the camera never saw at deployment, so the players placed it. The group
+    # match paired m2, m3 and m5 one piece round a ring, and the re-pairing by the least offsets from the move left
+    # out m3 (its place was not seen) and summed the offsets: three models a little off beat one 2" off, and the
+    # ring stood, said of none, for the rest of the game (identity 84.40 %). The players' place is where it stood, and
+    # by the squares of the offsets (players' placing errors are about normal) and the figures' looks each model
+    # keeps its own piece; the pieces fit nearly as well round the ring, so the three are called uncertain.
+    start = {
+        "m1": (26.685, 20.632),
+        "m2": (28.004, 20.649),
+        "m3": (29.443, 20.679),
+        "m4": (26.929, 21.689),
+        "m5": (28.346, 21.692),
+    }
+    looks = {
+        "m1": (34.0, 153.6, 97.4),
+        "m2": (97.8, 115.4, 138.3),
+        "m4": (87.7, 122.4, 144.4),
+        "m5": (201.0, 106.8, 195.0),
+    }
+    put = {
+        "m1": (24.33, 23.089),
+        "m2": (26.85, 23.992),
+        "m3": (28.576, 22.047),
+        "m4": (25.462, 24.139),
+        "m5": (27.939, 23.355),
+    }
+    seen_looks = {
+        "m1": (32.0, 152.0, 99.0),
+        "m2": (78.5, 179.5, 68.0),  # (read unlike its look at deployment, as the page read it)
+        "m3": (195.5, 114.0, 174.5),
+        "m4": (86.0, 123.0, 143.0),
+        "m5": (197.5, 108.0, 192.0),
+    }
+    for told in ("a", None):
+        tracker = _one_unit("a", "25", start)
+        for mid, look in looks.items():
+            tracker.models[mid].look = look
+        placed = tracker.models["m3"]
+        placed.placed = placed.lost = placed.gone = True  # as the page adopts a model the players added
+        pieces = [
+            {"x": x, "y": y, "base": "25", "player": "red", "look": seen_looks[mid]} for mid, (x, y) in put.items()
+        ]
+        update = tracker.update(pieces, told)
+        assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == put, told
+        assert sorted(update.uncertain) == ["m2", "m3", "m5"], told
+        assert not update.vanished and not update.unexplained, told
+
+
+def test_a_casualty_is_not_put_back_on_the_piece_of_a_unit_mate_spread_past_reach_of_its_units_shift() -> None:
+    # Miniature Skirmish Game, Damage Application: "Targets are removed if their health reaches 0 or less." Page game
+    # skirmish seed 122: m5 of a unit of five alike 25 mm models was removed as a casualty; then its four mates moved
+    # about 3" spread as they came down, m2 and m3 past the match's reach from any one shift. The match put the
+    # casualty back on m2's piece (on the shift, 0.6" off) and left m1, seen standing until then, without one; the
+    # pieces were then dealt again among the models that moved, and m2 was reported not seen while the casualty
+    # stood on its piece for the rest of the round. A model picked up before takes only a piece no unit-mate can.
+    start = {
+        "m1": (25.013, 25.778),
+        "m2": (27.728, 25.837),
+        "m3": (28.551, 24.128),
+        "m4": (26.057, 26.143),
+        "m5": (28.968, 26.331),
+    }
+    looks = {
+        "m1": (30.7, 152.5, 100.5),
+        "m2": (77.9, 177.3, 71.5),
+        "m3": (194.5, 114.6, 176.7),
+        "m4": (86.2, 123.1, 143.5),
+        "m5": (193.7, 110.4, 190.8),
+    }
+    put = {"m1": (22.702, 23.682), "m2": (25.301, 22.96), "m3": (25.435, 20.919), "m4": (24.332, 23.646)}
+    seen_looks = {
+        "m1": (30.5, 152.5, 99.0),
+        "m2": (80.0, 178.0, 68.5),
+        "m3": (196.0, 115.0, 176.0),
+        "m4": (86.5, 123.0, 143.0),
+    }
+    for told in ("a", None):
+        tracker = _one_unit("a", "25", start)
+        for mid, look in looks.items():
+            tracker.models[mid].look = look
+        tracker.models["m5"].gone = tracker.models["m5"].lost = True  # taken off: not seen since, asked about once
+        pieces = [
+            {"x": x, "y": y, "base": "25", "player": "red", "look": seen_looks[mid]} for mid, (x, y) in put.items()
+        ]
+        update = tracker.update(pieces, told)
+        assert {mid: (tracker.models[mid].x, tracker.models[mid].y) for mid in put} == put, told
+        assert update.vanished == ("m5",) and not update.returned and not update.messages, told
+        assert (tracker.models["m5"].x, tracker.models["m5"].y) == start["m5"], told
+
+
 def _random_unit_move(
     seed: int, jitter_in: float
 ) -> tuple[dict[str, tuple[float, float]], list[tuple[float, float]], str] | None:

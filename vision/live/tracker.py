@@ -42,7 +42,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,12 @@ BLOCK_GAP_IN = 2.0
 REACQUIRE_GAP_IN = BLOCK_GAP_IN + 2 * GROUP_TOLERANCE_IN
 AMBIGUOUS_IN = 0.2  # two candidate pieces this close in cost: the identity is uncertain
 NO_PIECE_COST_IN = 10.0  # a unit's model left without a piece costs more than any piece it could take
+# ...and one picked up before (a casualty, say) half that: a piece a unit-mate seen standing could have made is
+# that mate's, and the model picked up takes only a piece none of them can (as ``_complete_by_shift`` deals them)
+PICKED_UP_NO_PIECE_COST_IN = NO_PIECE_COST_IN / 2
+FORBIDDEN_COST = 1e6  # a pairing no pairing of finite cost can be dearer than (a size the model cannot be)
+SURE_ODDS = 20.0  # a pairing of a unit's alike models is sure when this many times likelier than any other...
+PLACE_SIGMA_MIN_IN = 0.1  # ...its models' offsets from their move taken as at least this spread (each axis)
 STAY_PENALTY_IN = AMBIGUOUS_IN  # a unit's model read as still where it stood, when its unit moved: a little dearer
 # ...and how far it is read from where it stood counts this many times over: a still model is read again within
 # 0.04" (p99 over the recorded games), a model put down strays ~0.4" off its unit's shift
@@ -507,7 +513,9 @@ class IdentityTracker:
             guesses.setdefault(self.models[mid].unit, {})[mid] = xy
             if mid in uncertain:
                 uncertain.remove(mid)
-        unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing)
+        # (a model the players placed stood where they put it: its offset from the move says as much as one seen)
+        placed = {mid for mid, m in self.models.items() if m.placed}
+        unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing | placed)
         uncertain += sorted(unsure - set(uncertain))
         # A model picked up earlier comes back only on a piece with room for its base: one overlapping the piece of a
         # model on the table is that model's base read twice (in part, beside its figure), not a casualty put back.
@@ -1145,7 +1153,11 @@ def _group_assignment(
     # The likeliest guesses, by what each model would cost with no piece shared out (a lower bound), to play out
     dist = move_dist(shifts)
     move_cost = np.where(dist <= GROUP_REACH_IN, dist + extra[None], np.inf)
-    bound = np.minimum(np.minimum(move_cost.min(axis=2), stay_cost.min(axis=1)[None]), NO_PIECE_COST_IN).sum(axis=1)
+    # (a model picked up before, not just missed or placed by the players, is likelier still off the table)
+    no_piece = np.array(
+        [PICKED_UP_NO_PIECE_COST_IN if m.gone and not (m.gone_now or m.placed) else NO_PIECE_COST_IN for m in members]
+    )
+    bound = np.minimum(np.minimum(move_cost.min(axis=2), stay_cost.min(axis=1)[None]), no_piece[None]).sum(axis=1)
 
     def off_prior(xy: np.ndarray) -> np.ndarray:
         """How far each shift (N, 2) is from the one its unit-mates made this activation (0: none made)."""
@@ -1173,7 +1185,7 @@ def _group_assignment(
                 break
             if all(math.dist(shifts[h], shifts[k]) > SAME_GUESS_IN for k in candidates):
                 candidates.append(int(h))
-    readings = [_play_out(shifts[h], at, pieces, extra, stay_cost) for h in candidates]
+    readings = [_play_out(shifts[h], at, pieces, extra, stay_cost, no_piece) for h in candidates]
     # (only a model seen where it stands: one not seen since its unit's last move was not seen to stay either)
     seen_still = np.array([seen_where_they_stand and not flag for flag in not_seen_leaving])
     totals = np.array([r[0] + COINCIDENCE_IN * _coincidences(r[2], at_dist, stay_cost, seen_still) for r in readings])
@@ -1270,6 +1282,23 @@ def _complete_by_shift(
         ]
         if not movers or not lost:
             continue
+        # A model picked up before (a casualty, say) that the match put back on a piece while a unit-mate seen
+        # standing was left without one: its piece is dealt again with those left over, which it takes only where no
+        # mate can (skirmish seed 122: a unit spread as it came down, past the match's reach, and its casualty shown
+        # on a mate's piece, the mate not seen).
+        put_back = {
+            mid: matched[mid]
+            for mid, m in models.items()
+            if m.unit == unit and mid in matched and mid in start and mid not in kept
+            if m.gone and not (m.gone_now or m.placed)
+        }
+        if any(not models[mid].gone for mid in lost):
+            for mid, j in put_back.items():
+                del matched[mid]
+                used.discard(j)
+                lost.append(mid)
+        else:
+            put_back = {}
         start = {**{mid: (models[mid].x, models[mid].y) for mid in lost}, **start}
         # (nearest the unit's pieces first: only the first MAX_SPARE_TRIES sets are tried)
         pieces = [detections[matched[mid]] for mid in movers]
@@ -1306,12 +1335,15 @@ def _complete_by_shift(
             cost = np.array(
                 [[_cost(models[mid], detections[j], *(np.add(start[mid], shift))) for j in columns] for mid in ids]
             )
-            pairing = min_cost_assignment(np.where(np.isfinite(cost), cost, 1e6))
+            pairing = min_cost_assignment(np.where(np.isfinite(cost), cost, FORBIDDEN_COST))
             offsets = [cost[i, c] for i, c in enumerate(pairing)]
             # (a model further off the unit's move than any put down with it: not this unit's piece)
             if max(offsets) <= 2 * GROUP_REACH_IN:
                 tried.append((sum(offsets), list(ids), columns, cost, pairing, shift))
         if not tried:
+            for mid, j in put_back.items():  # (as the match had it)
+                matched[mid] = j
+                used.add(j)
             continue  # none of the pieces left over is the unit's: the players are asked
         best = min(tried, key=lambda t: t[0])
         _, chosen_ids, columns, cost, pairing, shift = best
@@ -1366,8 +1398,9 @@ def _least_offset_pairing(
     movers: list[str],
 ) -> set[str]:
     """``movers`` (models of one unit that moved from ``start``), paired again, alike ones (one base size) among
-    themselves, to the pieces they hold with the least total offset from the move they share (``matched`` changed
-    in place). Returns the models whose piece an alike mate could have made nearly as well (``_swappable``)."""
+    themselves, to the pieces they hold with the least sum of squared offsets from the move they share (``matched``
+    changed in place). Returns the models whose piece an alike mate could have made nearly as well (``_swappable``,
+    ``_likely_otherwise``)."""
     unsure: set[str] = set()
     by_base: dict[str, list[str]] = {}
     for mid in movers:
@@ -1381,11 +1414,42 @@ def _least_offset_pairing(
         taken = [matched[mid] for mid in ids]
         looks = np.array([[_look_cost(models[mid], detections[j]) for j in taken] for mid in ids])
         cost = np.linalg.norm(froms[:, None, :] + shift - pieces[None, :, :], axis=2) + looks
-        pairing = min_cost_assignment(cost)
+        # (by the squares of the offsets: players put each model down off the shift by about a normal error, so the
+        # likeliest pairing has the least sum of squares; the least sum of offsets would rather move three models
+        # round a ring, each a little off, than leave one 2" off: skirmish seed 122's spread unit)
+        pairing = min_cost_assignment(cost**2)
         for mid, column in zip(ids, pairing, strict=True):
             matched[mid] = taken[column]
-        unsure |= _swappable(ids, cost, pairing)
+        unsure |= _swappable(ids, cost, pairing) | _likely_otherwise(ids, cost**2, pairing)
     return unsure
+
+
+def _likely_otherwise(ids: list[str], squared: np.ndarray, pairing: list[int]) -> set[str]:
+    """The models (``ids``, the rows of ``squared``: squared offsets from a move they share) that another pairing
+    gives another piece and that is not ``SURE_ODDS`` times less likely than ``pairing``, the offsets taken as
+    normal with the spread the pairing itself shows (each axis; at least ``PLACE_SIGMA_MIN_IN``). A unit put down
+    neatly is sure of pairings a swap would put 0.3" off; one spread as it came down (0.5" off its move, each axis)
+    is not of pairings 1" off: which is which is a guess there, and the players are asked (``_swappable`` asks
+    only where the offsets differ by AMBIGUOUS_IN in all)."""
+    total = float(sum(squared[i, c] for i, c in enumerate(pairing)))
+    variance = max(total / (2 * len(ids)), PLACE_SIGMA_MIN_IN**2)
+    out: set[str] = set()
+    for other, gap in _denied_pairings(squared, pairing):
+        if gap / (2 * variance) < math.log(SURE_ODDS):
+            out |= {ids[i] for i, c in enumerate(other) if c != pairing[i]}
+    return out
+
+
+def _denied_pairings(cost: np.ndarray, pairing: list[int]) -> Iterator[tuple[list[int], float]]:
+    """For each row of ``cost`` (a model), the least-cost pairing that denies it its column in ``pairing`` (its
+    piece), and how much more that pairing costs in all: two models swapped, or three or more round a ring."""
+    finite = np.where(np.isfinite(cost), cost, FORBIDDEN_COST)
+    total = float(sum(finite[i, c] for i, c in enumerate(pairing)))
+    for a in range(len(pairing)):
+        denied = finite.copy()
+        denied[a, pairing[a]] = FORBIDDEN_COST
+        other = min_cost_assignment(denied)
+        yield other, float(sum(denied[i, c] for i, c in enumerate(other))) - total
 
 
 def _moved_now(
@@ -1409,15 +1473,15 @@ def _moved_now(
 
 
 def _swappable(ids: list[str], cost: np.ndarray, pairing: list[int]) -> set[str]:
-    """The models (``ids``, the rows of ``cost``: offsets from a move they share) whose pieces, given to each other,
-    cost less than AMBIGUOUS_IN more than ``pairing`` does, as the group match judges its own pairs
-    (``_group_assignment``): which is which is a guess, and the players are asked."""
-    own = [cost[i, c] for i, c in enumerate(pairing)]
+    """The models (``ids``, the rows of ``cost``: offsets from a move they share) that another pairing of the same
+    pieces, costing less than AMBIGUOUS_IN more than ``pairing`` does, gives another piece, as the group match judges
+    its own pairs (``_group_assignment``): which is which is a guess, and the players are asked. The other pairing
+    may swap two models or move three or more round a ring (alike models spread as they come down: skirmish seed
+    122's unit of five)."""
     out: set[str] = set()
-    for a, b in itertools.combinations(range(len(ids)), 2):
-        ca, cb = pairing[a], pairing[b]
-        if cost[a, cb] + cost[b, ca] - own[a] - own[b] < AMBIGUOUS_IN:
-            out |= {ids[a], ids[b]}
+    for other, gap in _denied_pairings(cost, pairing):
+        if gap < AMBIGUOUS_IN:
+            out |= {ids[i] for i, c in enumerate(other) if c != pairing[i]}
     return out
 
 
@@ -1436,11 +1500,16 @@ def _coincidences(column: list[int], at_dist: np.ndarray, stay_cost: np.ndarray,
 
 
 def _play_out(
-    shift: np.ndarray, at: np.ndarray, pieces: np.ndarray, extra: np.ndarray, stay_cost: np.ndarray
+    shift: np.ndarray,
+    at: np.ndarray,
+    pieces: np.ndarray,
+    extra: np.ndarray,
+    stay_cost: np.ndarray,
+    no_piece: np.ndarray,
 ) -> tuple[float, tuple[float, float], list[int], np.ndarray]:
     """A guess at a unit's common shift played out: each model (``at``) paired to a piece near where the shift puts
     it (within ``GROUP_REACH_IN``) or still where it stood (``stay_cost``), the pairing with the least cost in all,
-    a model left without one at ``NO_PIECE_COST_IN``; the shift again from the models it moved, until it settles.
+    a model left without one at its ``no_piece`` cost; the shift again from the models it moved, until it settles.
     Returns the total cost, the shift, each model's column (beyond the pieces: none) and the cost matrix."""
     n_models, n_pieces = extra.shape
     dx, dy = float(shift[0]), float(shift[1])
@@ -1450,7 +1519,7 @@ def _play_out(
         cost = np.minimum(moved, stay_cost)
         # out of reach or of a size it cannot be: dearer than no piece at all
         cost = np.where(np.isfinite(cost), cost, 2 * NO_PIECE_COST_IN)
-        padded = np.hstack([cost, np.full((n_models, n_models), NO_PIECE_COST_IN)])
+        padded = np.hstack([cost, np.repeat(no_piece[:, None], n_models, axis=1)])
         column = min_cost_assignment(padded)
         went = [
             (i, column[i])

@@ -1025,6 +1025,32 @@ def test_a_casualty_is_not_put_back_on_the_piece_of_a_unit_mate_spread_past_reac
         assert (tracker.models["m5"].x, tracker.models["m5"].y) == start["m5"], told
 
 
+def test_a_model_read_nudged_where_a_spread_mate_came_down_on_its_spot_is_called_uncertain_with_the_mates() -> None:
+    # Grinding-Annihilation, Move Phase: each model moves up to its Move. Tracker replays (replay_tracker.py, table
+    # 219, models put down 0.5" off their shift): three alike 28.5 mm models moved about 2.4", spread as they came
+    # down; m3 came down 0.19" from the spot m1 left, and m1 came down 1" off the shift, past the match's reach. The
+    # tracker read m1 as nudged 0.19" on its spot and m3 as moved 4.35" onto m1's piece, and said nothing. A still
+    # base is read again within 0.04": a model read surely off its spot, while its alike mates moved, may be a mate
+    # put down there, so the update calls it and those mates uncertain.
+    start = {"m1": (36.08, 14.78), "m2": (35.61, 16.32), "m3": (38.94, 14.0)}
+    put = {"m1": (34.71, 15.0), "m2": (33.04, 17.0), "m3": (35.93, 14.9)}
+    for told in ("a", None):
+        tracker = _one_unit("a", "28.5", start)
+        pieces = [{"x": x, "y": y, "base": "28.5", "player": "red", "sigma_in": 0.015} for x, y in put.values()]
+        update = tracker.update(pieces, told)
+        assert {(m.x, m.y) for m in tracker.models.values()} == set(put.values()), told
+        assert sorted(update.uncertain) == ["m1", "m2", "m3"], told
+        assert any("identity uncertain for m1, m2, m3" in line for line in update.messages), update.messages
+    # A model of the unit left where it stood, read there again (within 0.02"), while its mates move: no doubt.
+    tracker = _one_unit("a", "28.5", start)
+    still = {"m1": (36.09, 14.79), "m2": (33.04, 18.32), "m3": (36.37, 16.0)}
+    update = tracker.update(
+        [{"x": x, "y": y, "base": "28.5", "player": "red", "sigma_in": 0.015} for x, y in still.values()]
+    )
+    assert not update.uncertain, update.uncertain
+    assert (tracker.models["m1"].x, tracker.models["m1"].y) == start["m1"]
+
+
 def _random_unit_move(
     seed: int, jitter_in: float
 ) -> tuple[dict[str, tuple[float, float]], list[tuple[float, float]], str] | None:

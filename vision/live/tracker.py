@@ -516,6 +516,7 @@ class IdentityTracker:
         # (a model the players placed stood where they put it: its offset from the move says as much as one seen)
         placed = {mid for mid, m in self.models.items() if m.placed}
         unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing | placed)
+        unsure |= _nudged_beside_mates_moved(self.models, detections, matched, seen_standing - held)
         uncertain += sorted(unsure - set(uncertain))
         # A model picked up earlier comes back only on a piece with room for its base: one overlapping the piece of a
         # model on the table is that model's base read twice (in part, beside its figure), not a casualty put back.
@@ -1450,6 +1451,30 @@ def _denied_pairings(cost: np.ndarray, pairing: list[int]) -> Iterator[tuple[lis
         denied[a, pairing[a]] = FORBIDDEN_COST
         other = min_cost_assignment(denied)
         yield other, float(sum(denied[i, c] for i, c in enumerate(other))) - total
+
+
+def _nudged_beside_mates_moved(
+    models: dict[str, Tracked], detections: list[dict[str, Any]], matched: dict[str, int], seen_standing: set[str]
+) -> set[str]:
+    """Models seen where they stood (``seen_standing``) read surely off there but within reach of it (nudged, by
+    ``_moved``), while alike unit-mates (one base size) moved further, and those mates: a mate put down on the spot
+    such a model left reads as that model nudged, and which of them moved where is a guess between them (a unit
+    spread as it came down, a mate's true shift past the match's reach: replays, 0.5" off, three ids swapped so)."""
+    off_in = {
+        mid: math.hypot(detections[j]["x"] - models[mid].x, detections[j]["y"] - models[mid].y)
+        for mid, j in matched.items()
+    }
+    went = [mid for mid, off in off_in.items() if off > _still_in(models[mid])]
+    out: set[str] = set()
+    for mid, off in off_in.items():
+        m = models[mid]
+        seen_sigma_in = float(detections[matched[mid]].get("sigma_in", 0.0))
+        if mid not in seen_standing or off > _still_in(m) or not _moved(m, off, seen_sigma_in):
+            continue
+        mates = {o for o in went if models[o].unit == m.unit and models[o].base == m.base}
+        if mates:
+            out |= {mid} | mates
+    return out
 
 
 def _moved_now(

@@ -184,6 +184,8 @@ def main() -> None:
         "false_updates": 0,
         "dead_frames": 0,
         "dead_shown": 0,
+        "analyses": 0,
+        "asked_uncertain": 0,
     }
     removed: set[str] = set(off_table)  # casualties, off the table (and on a hex mat those no hex held)
     dead_on: dict[str, str] = {}  # casualty -> a model whose piece the page showed it on
@@ -238,6 +240,9 @@ def main() -> None:
             covered_said[phase[0]] = covered_said.get(phase[0], 0) + ("something covers" in session.camera.message)
             if updated:
                 analysed = dict(truth)
+                # (how often the page asks the players which is which: honest doubt has a cost to them)
+                counts["analyses"] += 1
+                counts["asked_uncertain"] += "identity uncertain for" in session.camera.message
         if page_id:
             score()
 
@@ -450,6 +455,10 @@ def main() -> None:
     print(
         f"spurious moves (a unit's move record changed while another was activated): {len(spurious)}"
         + (f": {spurious}" if spurious else "")
+    )
+    print(
+        f"analyses after which the page asked which model is which (identity uncertain): "
+        f"{counts['asked_uncertain']}/{counts['analyses']}"
     )
     said = ", ".join(f"{name} {covered_said[name]}/{n}" for name, n in still_frames.items())
     print(f"frames with no hand over the table said to be covered: {said}")

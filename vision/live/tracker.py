@@ -1355,12 +1355,15 @@ def _complete_by_shift(
         for mid, c in zip(chosen_ids, pairing, strict=True):
             matched[mid] = columns[c]
             used.add(columns[c])
-        unsure |= _swappable(chosen_ids, cost, pairing)
-        # (another set of models paired nearly as well: which model the camera missed is a guess, and a model given a
-        # piece here may be the one; one left without a piece is reported not seen)
+        unsure |= _swappable(chosen_ids, cost, pairing) | _likely_otherwise(chosen_ids, cost**2, pairing)
+        # (another set of models paired nearly as well, or as likely for the unit's spread: which model the camera
+        # missed is a guess, and a model given a piece here may be the one; one left without a piece is reported not
+        # seen. Replays with pieces missed, 0.3" off: a unit of three, one missed, read one place along its line.)
         mine = dict(zip(chosen_ids, (columns[c] for c in pairing), strict=True))
-        for total, other_ids, other_columns, _, other_pairing, _ in tried:
-            if other_ids != chosen_ids and total - best[0] < AMBIGUOUS_IN:
+        squared = _squared_total(cost, pairing)
+        for total, other_ids, other_columns, other_cost, other_pairing, _ in tried:
+            as_likely = _as_likely(squared, _squared_total(other_cost, other_pairing), len(chosen_ids))
+            if other_ids != chosen_ids and (total - best[0] < AMBIGUOUS_IN or as_likely):
                 theirs = dict(zip(other_ids, (other_columns[c] for c in other_pairing), strict=True))
                 unsure |= {mid for mid in mine if mine[mid] != theirs.get(mid)}
     return unsure, dropped
@@ -1433,12 +1436,24 @@ def _likely_otherwise(ids: list[str], squared: np.ndarray, pairing: list[int]) -
     is not of pairings 1" off: which is which is a guess there, and the players are asked (``_swappable`` asks
     only where the offsets differ by AMBIGUOUS_IN in all)."""
     total = float(sum(squared[i, c] for i, c in enumerate(pairing)))
-    variance = max(total / (2 * len(ids)), PLACE_SIGMA_MIN_IN**2)
     out: set[str] = set()
     for other, gap in _denied_pairings(squared, pairing):
-        if gap / (2 * variance) < math.log(SURE_ODDS):
+        if _as_likely(total, total + gap, len(ids)):
             out |= {ids[i] for i, c in enumerate(other) if c != pairing[i]}
     return out
+
+
+def _as_likely(squared_in2: float, other_squared_in2: float, n_models: int) -> bool:
+    """Whether a reading whose models' squared offsets from their move sum to ``other_squared_in2`` is not
+    ``SURE_ODDS`` times less likely than the one whose sum to ``squared_in2`` (``n_models`` models), the offsets taken
+    as normal with the spread the latter shows (each axis; at least ``PLACE_SIGMA_MIN_IN``)."""
+    variance = max(squared_in2 / (2 * n_models), PLACE_SIGMA_MIN_IN**2)
+    return (other_squared_in2 - squared_in2) / (2 * variance) < math.log(SURE_ODDS)
+
+
+def _squared_total(cost: np.ndarray, pairing: list[int]) -> float:
+    """The sum of the squares of a pairing's costs (offsets from a move, in inches)."""
+    return float(sum(cost[i, c] ** 2 for i, c in enumerate(pairing)))
 
 
 def _denied_pairings(cost: np.ndarray, pairing: list[int]) -> Iterator[tuple[list[int], float]]:

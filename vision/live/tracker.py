@@ -1290,8 +1290,12 @@ def _complete_by_shift(
         put_back = {
             mid: matched[mid]
             for mid, m in models.items()
-            if m.unit == unit and mid in matched and mid in start and mid not in kept
-            if m.gone and not (m.gone_now or m.placed)
+            if m.unit == unit
+            and mid in matched
+            and mid in start
+            and mid not in kept
+            and m.gone
+            and not (m.gone_now or m.placed)
         }
         if any(not models[mid].gone for mid in lost):
             for mid, j in put_back.items():
@@ -1355,7 +1359,7 @@ def _complete_by_shift(
         for mid, c in zip(chosen_ids, pairing, strict=True):
             matched[mid] = columns[c]
             used.add(columns[c])
-        unsure |= _swappable(chosen_ids, cost, pairing) | _likely_otherwise(chosen_ids, cost**2, pairing)
+        unsure |= _swappable(chosen_ids, cost, pairing) | _likely_otherwise(chosen_ids, cost, pairing)
         # (another set of models paired nearly as well, or as likely for the unit's spread: which model the camera
         # missed is a guess, and a model given a piece here may be the one; one left without a piece is reported not
         # seen. Replays with pieces missed, 0.3" off: a unit of three, one missed, read one place along its line.)
@@ -1424,20 +1428,20 @@ def _least_offset_pairing(
         pairing = min_cost_assignment(cost**2)
         for mid, column in zip(ids, pairing, strict=True):
             matched[mid] = taken[column]
-        unsure |= _swappable(ids, cost, pairing) | _likely_otherwise(ids, cost**2, pairing)
+        unsure |= _swappable(ids, cost, pairing) | _likely_otherwise(ids, cost, pairing)
     return unsure
 
 
-def _likely_otherwise(ids: list[str], squared: np.ndarray, pairing: list[int]) -> set[str]:
-    """The models (``ids``, the rows of ``squared``: squared offsets from a move they share) that another pairing
+def _likely_otherwise(ids: list[str], cost: np.ndarray, pairing: list[int]) -> set[str]:
+    """The models (``ids``, the rows of ``cost``: offsets from a move they share) that another pairing
     gives another piece and that is not ``SURE_ODDS`` times less likely than ``pairing``, the offsets taken as
     normal with the spread the pairing itself shows (each axis; at least ``PLACE_SIGMA_MIN_IN``). A unit put down
     neatly is sure of pairings a swap would put 0.3" off; one spread as it came down (0.5" off its move, each axis)
     is not of pairings 1" off: which is which is a guess there, and the players are asked (``_swappable`` asks
     only where the offsets differ by AMBIGUOUS_IN in all)."""
-    total = float(sum(squared[i, c] for i, c in enumerate(pairing)))
+    total = _squared_total(cost, pairing)
     out: set[str] = set()
-    for other, gap in _denied_pairings(squared, pairing):
+    for other, gap in _denied_pairings(cost**2, pairing):
         if _as_likely(total, total + gap, len(ids)):
             out |= {ids[i] for i, c in enumerate(other) if c != pairing[i]}
     return out

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 import numpy as np
-from eval_live_game import light_bands, move_steps, opening_table, script
+from eval_live_game import check_light_fractions, light_bands, move_steps, opening_table, script
 
 from vision.live.motion import MotionGate
 from vision.synth.table import render_table
@@ -89,6 +89,7 @@ def main() -> None:
         help="'normalised' (the gate divides out each frame's light, as shipped since session 90), 'as-is', or both",
     )
     args = parser.parse_args()
+    check_light_fractions(parser, args)
     noises = [float(n) for n in args.noise.split(",")]
     gates = {
         f"change {t}, light {light}": (t, light == "normalised")

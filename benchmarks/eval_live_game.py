@@ -200,6 +200,16 @@ def light_bands(rows: int, amplitude: float, rng: np.random.Generator) -> np.nda
     return 1.0 + amplitude * np.sin(2 * np.pi * row * LIGHT_BANDS_A_FRAME / rows + phase)
 
 
+def check_light_fractions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--flicker``, ``--banding`` and ``--white-balance`` are fractions of the light (0.03: 3 %): a value of 1 or
+    more scales some rows or frames to black or below, a table no camera shows (a run asked for 3 for 3 %)."""
+    for name in ("flicker", "banding", "white_balance"):
+        value = getattr(args, name)
+        if not 0.0 <= value < 1.0:
+            option = "--" + name.replace("_", "-")
+            parser.error(f"{option} {value}: a fraction of the light, 0 up to 1 (0.03 for 3 %)")
+
+
 def add_game_option(parser: argparse.ArgumentParser) -> None:
     """``--game``: whose table the scripted game is played on."""
     parser.add_argument(

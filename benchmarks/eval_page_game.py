@@ -38,6 +38,7 @@ from eval_live_game import (
     add_game_option,
     add_terrain_option,
     casualty,
+    check_light_fractions,
     light_bands,
     move_steps,
     opening_table,
@@ -135,6 +136,7 @@ def main() -> None:
     add_game_option(parser)
     add_terrain_option(parser)
     args = parser.parse_args()
+    check_light_fractions(parser, args)
     game = args.game
     started = time.perf_counter()
     first, off_table = opening_table(args.seed, game)

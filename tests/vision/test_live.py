@@ -2933,6 +2933,56 @@ def test_a_casualty_is_not_taken_back_onto_a_piece_in_the_other_players_colour(t
         assert update.returned == ("u1m4",) and (tracker.models["u1m4"].x, tracker.models["u1m4"].y) == (13.0, 11.5)
 
 
+@pytest.mark.parametrize("case", ["its own", "looks unlike it", "another size", "a blue model missing"])
+def test_a_model_lost_behind_terrain_is_seen_again_on_a_piece_read_in_the_other_players_colour(case: str) -> None:
+    # Affinity: Focal Point, Turn Structure: players activate "one formation at a time", here a model at a time. Page
+    # game focal-point seed 131: u5m1 (red, 25 mm, its figure painted green, blue's colour) was put down where a
+    # building hid it whole, and taken for picked up; in its unit's next activation it came down in view 6.4" from
+    # where it was last seen, its yellow rim thin beside the green figure, and the piece was read blue. A casualty
+    # comes back only on a piece of its own colour, so the page took the piece for a new blue model and showed u5m1
+    # nowhere for the rest of the game. No blue model can be that piece, it is read u5m1's size, its figure looks
+    # like u5m1's: it is u5m1, and the players are asked to confirm. Where the look or the size differ, or a blue
+    # model is missing, the piece is asked about as before.
+    tracker = _table(
+        {
+            "u5m1": ("u5", "25", (12.2218, 11.656)),
+            "u5m2": ("u5", "25", (13.5868, 11.4084)),
+            "u2m1": ("u2", "25", (18.7089, 15.5072)),
+            "u2m2": ("u2", "25", (20.0, 15.5)),
+        },
+        {"u5": "red", "u2": "blue"},
+    )
+    looks = {"u5m1": (92.8, 111.1, 141.3), "u5m2": (35.5, 135.5, 108.4), "u2m1": (60.0, 150.0, 90.0)}
+    looks["u2m2"] = looks["u2m1"]
+    for mid, look in looks.items():
+        tracker.models[mid].look = look
+    blue = [
+        {"x": 18.7089, "y": 15.5072, "base": "25", "player": "blue", "sigma_in": 0.015, "look": looks["u2m1"]},
+        {"x": 20.0, "y": 15.5, "base": "25", "player": "blue", "sigma_in": 0.015, "look": looks["u2m2"]},
+    ]
+    u5m2 = {"x": 13.5868, "y": 11.4084, "base": "25", "player": "red", "sigma_in": 0.015, "look": looks["u5m2"]}
+    tracker.update([u5m2, *blue])  # u5m1 put down out of sight
+    assert tracker.models["u5m1"].gone
+    look = (97.5, 110.0, 142.0) if case != "looks unlike it" else (50.0, 128.0, 128.0)
+    piece = {"x": 7.4779, "y": 15.9117, "base": "28.5" if case == "another size" else "25", "player": "blue"}
+    piece |= {"sigma_in": 0.015, "look": look}
+    still = [u5m2, *(blue[:1] if case == "a blue model missing" else blue)]
+    update = tracker.update([piece, *still])
+    u5m1 = tracker.models["u5m1"]
+    if case == "its own":
+        assert update.returned == ("u5m1",) and update.unexplained == ()
+        assert (u5m1.x, u5m1.y, u5m1.player) == (7.4779, 15.9117, "red") and u5m1.uncertain
+        assert "u5m1" in update.uncertain
+        assert any("u5m1: seen again on a piece read in blue's colour" in message for message in update.messages)
+        # seen again still there, read blue again: kept, no new question about the piece
+        again = tracker.update([piece, *still])
+        assert again.unexplained == () and (tracker.models["u5m1"].x, tracker.models["u5m1"].y) == (7.4779, 15.9117)
+    else:  # the piece asked about (or, a blue model missing, taken for that model moved), u5m1 still gone
+        assert update.returned == () and u5m1.gone and (u5m1.x, u5m1.y) == (12.2218, 11.656)
+        assert update.unexplained == (() if case == "a blue model missing" else (0,))
+        assert not any("seen again on a piece read in" in message for message in update.messages)
+
+
 def test_a_small_piece_is_no_big_base_partly_hidden() -> None:
     # Only a piece covering 40 % of the base's area or more can be that base partly hidden: a 25 mm piece left
     # unexplained is no 60 mm model that vanished, and neither is a piece in the other player's colour.

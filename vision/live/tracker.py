@@ -503,6 +503,8 @@ class IdentityTracker:
             for unit in sorted(late - set(starts)):
                 guesses[unit] = self._rematch_last_move(unit, detections, matched, used, held, uncertain, starts)
         partial = self._match_partly_hidden(detections, matched, used, held, starts, hidden, now_shift)
+        recoloured = self._match_in_other_colour(detections, matched, used, held, starts, hidden)
+        uncertain += sorted(set(recoloured) - set(uncertain))
         whole = {unit for unit in starts if unit not in stayed}
         kept = held | set(partial)
         candidates = (seen_standing | gone_before) - hidden
@@ -603,6 +605,11 @@ class IdentityTracker:
             m.gone_now = m.gone and not was_gone
         if unexplained:
             messages.append(f"{len(unexplained)} piece(s) on the table match no known model - assign or remove them")
+        for mid, player in sorted(recoloured.items()):
+            messages.append(
+                f"{mid}: seen again on a piece read in {player}'s colour (its size and figure are its own, and no "
+                f"model of {player}'s can be it) - confirm"
+            )
         if uncertain:
             messages.append(f"identity uncertain for {', '.join(uncertain)} - confirm which is which")
         for mid, sigma in sorted(partial.items()):
@@ -728,6 +735,55 @@ class IdentityTracker:
                 if not moved_now:
                     held.add(mid)
         return partial
+
+    def _match_in_other_colour(
+        self,
+        detections: list[dict[str, Any]],
+        matched: dict[str, int],
+        used: set[int],
+        held: set[str],
+        starts: dict[str, dict[str, tuple[float, float]]],
+        hidden: set[str],
+    ) -> dict[str, str]:
+        """The last resort for a piece read in the other player's colour (a figure painted in that player's colour
+        over much of a thin rim: page game focal-point seed 131): a model no piece explains takes a piece no model
+        explains when no model of the piece's player can be it (each has a piece, is under a hand, or was picked up
+        earlier and stood elsewhere), the piece is read the model's own size, its figure looks like the model's (both looks known), and neither could be paired
+        otherwise. A model of a unit that moved now takes it anywhere its move could take it; any other, only within
+        its own base. Adds to ``matched``, ``used`` and ``held``; returns each model so matched, and the player
+        whose colour its piece was read in (the players are asked to confirm)."""
+        without = [m for m in self.models.values() if m.id not in matched and m.id not in hidden]
+
+        def theirs(d: dict[str, Any]) -> bool:
+            """A model of the piece's player without a piece may be it (one picked up, only where it stood)."""
+            return any(
+                o.player == d.get("player")
+                and (not o.gone or math.hypot(d["x"] - o.x, d["y"] - o.y) <= _own_base_in(o))
+                for o in without
+            )
+
+        pairs = []
+        for m in self.models.values():
+            if m.id in matched or m.id in hidden or m.look is None:
+                continue
+            moved_now = m.unit in starts
+            for j, d in enumerate(detections):
+                player = d.get("player", m.player)
+                if j in used or player == m.player or d.get("look") is None or theirs(d):
+                    continue
+                if _size_cost(m.base, str(d["base"])) != 0.0 or math.dist(m.look, d["look"]) > LOOK_SAME_LAB:
+                    continue
+                if math.hypot(d["x"] - m.x, d["y"] - m.y) <= (MAX_MOVE_IN if moved_now else _own_base_in(m)):
+                    pairs.append((m.id, j, moved_now))
+        recoloured = {}
+        for mid, j, moved_now in pairs:
+            if sum(p[0] == mid for p in pairs) == 1 and sum(p[1] == j for p in pairs) == 1:
+                matched[mid] = j
+                used.add(j)
+                recoloured[mid] = str(detections[j]["player"])
+                if not moved_now:
+                    held.add(mid)
+        return recoloured
 
     def places(self) -> dict[str, tuple[float, float]]:
         """Where each model is shown now."""

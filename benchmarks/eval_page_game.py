@@ -307,6 +307,7 @@ def main() -> None:
         show(first.image, False)
     deploy()
     errors, starts_off = [], []
+    unseen_start = 0  # moves the page said it saw no start of (the model picked up or hidden then)
     spurious: list[tuple[int, str]] = []  # (activation, unit): another unit's move record changed during it
 
     def move_records() -> dict[str, str]:
@@ -416,7 +417,9 @@ def main() -> None:
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
         for i in ids:
             pid = page_id[i]
-            recorded_from = start.get(pid)
+            # (a model the page says it did not see where it stood when its unit was activated: its move not recorded)
+            recorded_from = None if pid in move.get("unseen_from", []) else start.get(pid)
+            unseen_start += pid in move.get("unseen_from", [])
             starts_off.append(math.dist(recorded_from, before[i]) if recorded_from else math.inf)
             true_length = math.dist(positions[i], before[i])
             length = math.dist(recorded_from, at[pid]) if recorded_from and pid in at else math.inf
@@ -445,6 +448,7 @@ def main() -> None:
         f"moves (the page's last move of each unit, start to where the model is shown): {sum(e <= 0.05 for e in errors)}"
         f'/{len(errors)} within 0.05" of the true length; {len(errors) - len(finite)} not recorded; '
         f'median error {float(np.median(finite)) if finite else float("nan"):.3f}"'
+        + (f"; {unseen_start} of those not recorded said their start was not seen" if unseen_start else "")
     )
     print(f'  starts within 0.05" of where the model stood: {sum(o <= 0.05 for o in starts_off)}/{len(starts_off)}')
     if put_down_off:

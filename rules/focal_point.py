@@ -19,6 +19,7 @@ from geometry.measure import Comparison, Verdict, combine_all, combine_any, comp
 from geometry.paths import shortest_path
 from geometry.shapes import base_semi_axes_in
 from rules.common import (
+    UNSEEN_START_REASON,
     QuestionError,
     fmt_in,
     has_keyword,
@@ -28,6 +29,7 @@ from rules.common import (
     profile_value,
     unit_gap,
     unit_or_error,
+    unseen_starts,
 )
 from rules.dice import Dist, success_chance
 from rules.profiles import profile_for
@@ -619,6 +621,7 @@ class FocalPoint:
                 '{"event": "move", "unit": ..., "from": {model id: [x, y]}, "moves": 1})'
             )
         start = record.get("from", {})
+        unseen = unseen_starts(record)
         moves = int(record.get("moves", 1))
         move = float(profile_value(scene, f.unit, "move"))
         sprint = record.get("strain") == "sprint"
@@ -640,6 +643,10 @@ class FocalPoint:
                 raise QuestionError(
                     f"{scene.source}: the move record of {unit_id!r} has no start position for {model.id!r}"
                 )
+            if model.id in unseen:
+                verdicts.append(Verdict.TOO_CLOSE)
+                reasons.append(UNSEEN_START_REASON.format(model=model.id))
+                continue
             sx, sy = start[model.id]
             radius = base_semi_axes_in(model.base)[1]
             path = shortest_path((float(sx), float(sy)), (model.x, model.y), radius, blocking, difficult, bounds=table)

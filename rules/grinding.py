@@ -29,6 +29,7 @@ from geometry.shapes import Footprints, base_semi_axes_in
 from geometry.sight import SIGHT_SIGMAS, Obstacle, SightLines, SightMode, envelopes
 from rules import ga_scenarios
 from rules.common import (
+    UNSEEN_START_REASON,
     QuestionError,
     fmt_in,
     has_keyword,
@@ -36,6 +37,7 @@ from rules.common import (
     objective_or_error,
     profile_value,
     unit_or_error,
+    unseen_starts,
 )
 from rules.dice import Dist
 from rules.grinding_odds import Situation, Target, Weapon, attack_odds
@@ -746,10 +748,15 @@ class Grinding:
         table = shapely.box(0, 0, scene.width_in, scene.depth_in)
         verdicts, measurements, reasons = [], [], []
         enemy_fp = scene.footprints(enemies) if enemies else None
+        unseen = unseen_starts(record)
         for troop in troops:
             start = record.get("from", {}).get(troop.id)
             if start is None:
                 raise QuestionError(f"{scene.source}: the {kind} of {unit_id!r} has no start position for {troop.id!r}")
+            if troop.id in unseen:
+                verdicts.append(Verdict.TOO_CLOSE)
+                reasons.append(UNSEEN_START_REASON.format(model=troop.id))
+                continue
             blocking = list(impassable)
             if enemy_fp is not None and not fly:
                 # Normal and Advance moves may not pass within Threat Range; Retreats may (but not cross bases).

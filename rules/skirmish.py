@@ -18,7 +18,16 @@ import shapely
 from geometry.measure import Comparison, Verdict, combine_all, compare_at_most
 from geometry.paths import shortest_path
 from geometry.shapes import base_semi_axes_in
-from rules.common import QuestionError, fmt_in, last_event, profile_value, unit_gap, unit_or_error
+from rules.common import (
+    UNSEEN_START_REASON,
+    QuestionError,
+    fmt_in,
+    last_event,
+    profile_value,
+    unit_gap,
+    unit_or_error,
+    unseen_starts,
+)
 from rules.dice import Dist, success_chance
 from rules.profiles import profile_for
 from rules.ruling import Ruling
@@ -146,11 +155,16 @@ class Skirmish:
         if others:
             blocking += list(scene.footprints(others).polygons(32))
         verdicts, measurements, reasons = [], [], []
+        unseen = unseen_starts(record)
         for model in scene.models_of(unit_id):
             if model.id not in record.get("from", {}):
                 raise QuestionError(
                     f"{scene.source}: the {record['event']} of {unit_id!r} has no start position for {model.id!r}"
                 )
+            if model.id in unseen:
+                verdicts.append(Verdict.TOO_CLOSE)
+                reasons.append(UNSEEN_START_REASON.format(model=model.id))
+                continue
             sx, sy = record["from"][model.id]
             path = shortest_path(
                 (float(sx), float(sy)),

@@ -129,6 +129,8 @@ def _last_move(scene: Scene, system: Any, unit_id: str) -> dict[str, Any] | None
         "from": record.get("from", {}),
         "source": record.get("source", "players"),
     }
+    if record.get("unseen_from"):  # (where these stood when the unit was activated was not seen: not judged)
+        out["unseen_from"] = record["unseen_from"]
     if "move-ok" in system.questions:
         found, notes = _safe_rulings(lambda: [system.move_ok(scene, unit_id)])
         out["ruling"] = found[0].to_json() if found else None

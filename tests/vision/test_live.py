@@ -2974,6 +2974,10 @@ def test_a_model_lost_behind_terrain_is_seen_again_on_a_piece_read_in_the_other_
         assert (u5m1.x, u5m1.y, u5m1.player) == (7.4779, 15.9117, "red") and u5m1.uncertain
         assert "u5m1" in update.uncertain
         assert any("u5m1: seen again on a piece read in blue's colour" in message for message in update.messages)
+        # Where u5m1 stood when u5 was activated was not seen (it came down out of sight in u5's activation before):
+        # its move is recorded from where it was last seen, and the record says so; the rules do not judge it.
+        record = tracker.activations["u5"]
+        assert record["from"]["u5m1"] == [12.2218, 11.656] and record["unseen_from"] == ["u5m1"]
         # seen again still there, read blue again: kept, no new question about the piece
         again = tracker.update([piece, *still])
         assert again.unexplained == () and (tracker.models["u5m1"].x, tracker.models["u5m1"].y) == (7.4779, 15.9117)

@@ -176,6 +176,32 @@ def test_move_a_misdetected_model_and_it_stays_moved(browser: Browser, server: S
     assert errors == []
 
 
+def test_a_move_whose_start_the_camera_did_not_see_is_not_drawn_nor_judged(browser: Browser, tmp_path: Path) -> None:
+    """Affinity: Focal Point > Activation (Move): "Move the entire formation up to Move stat in inches". The camera
+    did not see where k1 stood when the knives were activated (picked up, or hidden whole, then: the record gives
+    where it was last seen, ``unseen_from``). The page draws no start nor line for k1 and says why its move is too
+    close to call; k2's and k3's are drawn as before."""
+    scene = json.loads(Path(bundled_sample()).read_text(encoding="utf-8"))
+    move = next(e for e in scene["history"] if e.get("unit") == "knives")
+    move["from"]["k1"] = [8.0, 4.5]  # 10.5" from where k1 stands: past its Move, were that place its start
+    move["unseen_from"] = ["k1"]
+    (tmp_path / "scene.json").write_text(json.dumps(scene), encoding="utf-8")
+    running = Server(tmp_path / "game.sqlite", "--scene", str(tmp_path / "scene.json"), "--motion", "0")
+    try:
+        page, errors = open_page(browser, running, viewport={"width": 1400, "height": 900})
+        page.click("ellipse[data-id=k2]")
+        page.click("#select-unit")
+        page.wait_for_selector("#unit-last-move")
+        judged = page.inner_text("#unit-last-move")
+        assert "TOO CLOSE" in judged.upper().replace("_", " "), judged
+        assert "k1: where it stood when its unit was activated was not seen" in judged
+        assert page.locator("circle.move-start").count() == 2 and page.locator("line.move-path").count() == 2
+        assert page.locator("circle.move-start[data-id=k1]").count() == 0
+        assert errors == []
+    finally:
+        running.stop()
+
+
 def test_set_the_base_of_a_model_whose_size_was_read_unsurely(browser: Browser, tmp_path: Path) -> None:
     """A base read unsurely is drawn for the players to check; they pick it and set its base, and the rulings
     lose the doubt: "within 2 inches of at least one other model" (Affinity: Focal Point > Coherency), from

@@ -916,9 +916,17 @@ class IdentityTracker:
     def _note_activations(self, moved_from: dict[str, dict[str, tuple[float, float]]], gone_before: set[str]) -> None:
         """The rules judge a move from where each of the unit's models stood when it was activated. A unit
         moved over several settled frames (one model at a time, say), with no other unit moving between, is
-        one activation: it keeps the places it started from."""
+        one activation: it keeps the places it started from. A model picked up (or hidden whole) before it moved
+        now moved from where it was last seen, which need not be where it stood when its unit was activated: it is
+        named in ``unseen_from``, and the rules do not judge its move by that place (page game focal-point seed 131:
+        a model put down out of sight in one activation, seen again in the next, 6.4" from where it was last seen
+        after a 4.7" move)."""
         for unit, moved in moved_from.items():
+            unseen = sorted(mid for mid in moved if mid in gone_before)
             if unit == self.moving_unit and unit in self.activations:
+                record = self.activations[unit]
+                if unseen:
+                    record["unseen_from"] = sorted(set(record.get("unseen_from", [])) | set(unseen))
                 continue
             start = {m.id: moved.get(m.id, (m.x, m.y)) for m in self.models.values() if m.unit == unit}
             self.activations.pop(unit, None)  # (kept in the order they began: a restart reads the last as going on)
@@ -928,6 +936,8 @@ class IdentityTracker:
                 "from": {mid: [round(x, 4), round(y, 4)] for mid, (x, y) in start.items()},
                 "source": "camera",
             }
+            if unseen:
+                self.activations[unit]["unseen_from"] = unseen
             self.absent_at_activation[unit] = gone_before & set(start)
         if moved_from:
             self.moving_unit = next(iter(moved_from)) if len(moved_from) == 1 else None

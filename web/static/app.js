@@ -212,10 +212,12 @@ function drawUnit(info) {
     }
   }
   // The unit's last move: where each model started, a faint base and a line to where it stands now.
+  // (a model whose start the camera did not see has no line: its place there is only where it was last seen)
   const moved = info.last_move ? info.last_move.from : {};
+  const unseen = new Set(info.last_move ? info.last_move.unseen_from || [] : []);
   for (const [id, start] of Object.entries(moved)) {
     const now = state.view.models.find((m) => m.id === id);
-    if (!now) continue;
+    if (!now || unseen.has(id)) continue;
     el("circle", { cx: start[0], cy: start[1], r: Math.min(now.rx, now.ry), class: "move-start", "data-id": id }, ranges);
     el("line", { x1: start[0], y1: start[1], x2: now.x, y2: now.y, class: "move-path", "data-id": id }, ranges);
   }

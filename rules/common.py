@@ -98,11 +98,9 @@ def last_event(scene: Scene, unit_id: str, kinds: tuple[str, ...]) -> dict[str, 
 
 def unseen_starts(record: dict[str, Any]) -> set[str]:
     """The models a move record names in ``unseen_from``: the camera did not see where they stood when their unit
-    was activated (picked up or hidden then), so the place ``from`` gives is only where each was last seen."""
-    unseen = record.get("unseen_from", [])
-    if not isinstance(unseen, list) or not all(isinstance(mid, str) for mid in unseen):
-        raise QuestionError(f"the move record of {record.get('unit')!r}: unseen_from must be a list of model ids")
-    return set(unseen)
+    was activated (picked up or hidden then), so the place ``from`` gives is only where each was last seen. (A list
+    of ids: the scene's schema checks it when the scene loads.)"""
+    return {str(mid) for mid in record.get("unseen_from", [])}
 
 
 UNSEEN_START_REASON = (

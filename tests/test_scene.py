@@ -245,7 +245,8 @@ def test_a_units_game_values_of_the_wrong_kind_are_named_not_crashed_on(
 
 def test_every_golden_scene_and_a_move_record_of_the_wrong_kind(write_scene: Any) -> None:
     """Every golden scene of every game loads with the games' checks; a move record in the history whose start is no
-    [x, y] (each model's, or one) or whose unit is no id is named."""
+    [x, y] (each model's, or one), whose unit is no id, or whose models not seen at its start (``unseen_from``) are
+    no list of ids is named."""
     scenes = [json.loads(p.read_text(encoding="utf-8"))["scene"] for p in sorted(GOLDEN.rglob("*.json"))]
     assert len(scenes) > 40
     for data in scenes:
@@ -256,8 +257,8 @@ def test_every_golden_scene_and_a_move_record_of_the_wrong_kind(write_scene: Any
         {"event": "move", "unit": "wardens", "model": "w1", "from": [1.0, 2.0], "to": [2.0, 2.0]},
     ]
     Scene.from_dict(data)  # both kinds of move record
-    data["history"] = [{"event": "move", "unit": {}, "from": {"w1": [None, 2.0]}}]
+    data["history"] = [{"event": "move", "unit": {}, "from": {"w1": [None, 2.0]}, "unseen_from": "w1"}]
     with pytest.raises(SceneError) as caught:
         Scene.from_dict(data)
     named = {p for p, _ in caught.value.problems}
-    assert {"history[0].unit", "history[0].from"} <= named, caught.value.problems
+    assert {"history[0].unit", "history[0].from", "history[0].unseen_from"} <= named, caught.value.problems

@@ -2987,6 +2987,30 @@ def test_a_model_lost_behind_terrain_is_seen_again_on_a_piece_read_in_the_other_
         assert not any("seen again on a piece read in" in message for message in update.messages)
 
 
+def test_a_model_the_players_placed_moves_from_where_they_put_it_its_start_not_called_unseen() -> None:
+    # Grinding-Annihilation, Move Phase: a formation's troops move together. Page game seed 45: the camera never saw
+    # u9m1 at the deployment (behind a building) and the players added it where it stands. When u9 moved, its move
+    # was judged from there: the players' word is its place, not a place the camera did not see (unlike a model
+    # picked up, whose start ``unseen_from`` names).
+    tracker = _table(
+        {"u9m1": ("u9", "28.5", (4.537, 48.995)), "u9m2": ("u9", "28.5", (5.853, 48.837))},
+        {"u9": "red"},
+    )
+    placed = tracker.models["u9m1"]
+    placed.lost = placed.gone = placed.placed = True  # as the page adopts a model the players added
+    dx, dy = 3.3, 1.72
+    tracker.update(
+        [
+            {"x": 4.537 + dx, "y": 48.995 + dy, "base": "28.5", "player": "red", "sigma_in": 0.015},
+            {"x": 5.853 + dx, "y": 48.837 + dy, "base": "28.5", "player": "red", "sigma_in": 0.015},
+        ]
+    )
+    record = tracker.activations["u9"]
+    assert record["from"] == {"u9m1": [4.537, 48.995], "u9m2": [5.853, 48.837]}
+    assert "unseen_from" not in record
+    assert (tracker.models["u9m1"].x, tracker.models["u9m1"].y) == (4.537 + dx, 48.995 + dy)
+
+
 def test_a_small_piece_is_no_big_base_partly_hidden() -> None:
     # Only a piece covering 40 % of the base's area or more can be that base partly hidden: a 25 mm piece left
     # unexplained is no 60 mm model that vanished, and neither is a piece in the other player's colour.

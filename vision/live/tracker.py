@@ -318,6 +318,8 @@ class IdentityTracker:
             return m.unit == moving and (block is None or m.id in block)
 
         gone_before = {mid for mid, m in self.models.items() if m.gone}
+        # (a model the players placed stood where they put it: its place is their word, not unseen)
+        unseen_before = {mid for mid, m in self.models.items() if m.gone and not m.placed}
         lost_before = {mid for mid, m in self.models.items() if m.lost}
         # where seen last: a model picked up since (or missed) was seen there too, unless lost or guessed before
         seen_standing = {mid for mid, m in self.models.items() if not (m.lost or m.guessed or m.placed)}
@@ -636,7 +638,7 @@ class IdentityTracker:
                 self.last_move[move.unit][1].append(entry)
         self.partly_seen = set(partial)
         self.told_unit = moving if told else None
-        self._note_activations(moved_from, gone_before)
+        self._note_activations(moved_from, gone_before, unseen_before)
         return TrackUpdate(
             tuple(moves),
             tuple(uncertain),
@@ -913,16 +915,18 @@ class IdentityTracker:
         self.last_move = {u: move for u, move in self.last_move.items() if u in held}
         self.moving_unit = None  # an activation goes on only within one unit as the players name it
 
-    def _note_activations(self, moved_from: dict[str, dict[str, tuple[float, float]]], gone_before: set[str]) -> None:
+    def _note_activations(
+        self, moved_from: dict[str, dict[str, tuple[float, float]]], gone_before: set[str], unseen_before: set[str]
+    ) -> None:
         """The rules judge a move from where each of the unit's models stood when it was activated. A unit
         moved over several settled frames (one model at a time, say), with no other unit moving between, is
         one activation: it keeps the places it started from. A model picked up (or hidden whole) before it moved
         now moved from where it was last seen, which need not be where it stood when its unit was activated: it is
         named in ``unseen_from``, and the rules do not judge its move by that place (page game focal-point seed 131:
         a model put down out of sight in one activation, seen again in the next, 6.4" from where it was last seen
-        after a 4.7" move)."""
+        after a 4.7" move). One the players placed (the camera had missed it) stood where they put it."""
         for unit, moved in moved_from.items():
-            unseen = sorted(mid for mid in moved if mid in gone_before)
+            unseen = sorted(mid for mid in moved if mid in unseen_before)
             if unit == self.moving_unit and unit in self.activations:
                 record = self.activations[unit]
                 if unseen:

@@ -750,10 +750,10 @@ class IdentityTracker:
         """The last resort for a piece read in the other player's colour (a figure painted in that player's colour
         over much of a thin rim: page game focal-point seed 131): a model no piece explains takes a piece no model
         explains when no model of the piece's player can be it (each has a piece, is under a hand, or was picked up
-        earlier and stood elsewhere), the piece is read the model's own size, its figure looks like the model's (both looks known), and neither could be paired
-        otherwise. A model of a unit that moved now takes it anywhere its move could take it; any other, only within
-        its own base. Adds to ``matched``, ``used`` and ``held``; returns each model so matched, and the player
-        whose colour its piece was read in (the players are asked to confirm)."""
+        earlier and stood elsewhere), the piece is read the model's own size, its figure looks like the model's (both
+        looks known), and neither could be paired otherwise. A model of a unit that moved now takes it anywhere its
+        move could take it; any other, only within its own base. Adds to ``matched``, ``used`` and ``held``; returns
+        each model so matched, and the player whose colour its piece was read in (the players are asked to confirm)."""
         without = [m for m in self.models.values() if m.id not in matched and m.id not in hidden]
 
         def theirs(d: dict[str, Any]) -> bool:

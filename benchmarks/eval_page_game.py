@@ -415,11 +415,12 @@ def main() -> None:
         move = session.unit_info(unit).get("last_move") or {}
         start = move.get("from", {})
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
+        # (a model the page says it did not see where it stood when its unit was activated: its move not recorded)
+        unseen_from = move.get("unseen_from", [])
         for i in ids:
             pid = page_id[i]
-            # (a model the page says it did not see where it stood when its unit was activated: its move not recorded)
-            recorded_from = None if pid in move.get("unseen_from", []) else start.get(pid)
-            unseen_start += pid in move.get("unseen_from", [])
+            recorded_from = None if pid in unseen_from else start.get(pid)
+            unseen_start += pid in unseen_from
             starts_off.append(math.dist(recorded_from, before[i]) if recorded_from else math.inf)
             true_length = math.dist(positions[i], before[i])
             length = math.dist(recorded_from, at[pid]) if recorded_from and pid in at else math.inf

@@ -766,14 +766,15 @@ class IdentityTracker:
                 for o in without
             )
 
+        free = [j for j, d in enumerate(detections) if j not in used and d.get("look") is not None and not theirs(d)]
         pairs = []
         for m in self.models.values():
             if m.id in matched or m.id in hidden or m.look is None:
                 continue
             moved_now = m.unit in starts
-            for j, d in enumerate(detections):
-                player = d.get("player", m.player)
-                if j in used or player == m.player or d.get("look") is None or theirs(d):
+            for j in free:
+                d = detections[j]
+                if d.get("player", m.player) == m.player:
                     continue
                 if _size_cost(m.base, str(d["base"])) != 0.0 or math.dist(m.look, d["look"]) > LOOK_SAME_LAB:
                     continue
@@ -928,23 +929,20 @@ class IdentityTracker:
         a model put down out of sight in one activation, seen again in the next, 6.4" from where it was last seen
         after a 4.7" move). One the players placed (the camera had missed it) stood where they put it."""
         for unit, moved in moved_from.items():
-            unseen = sorted(mid for mid in moved if mid in unseen_before)
-            if unit == self.moving_unit and unit in self.activations:
-                record = self.activations[unit]
-                if unseen:
-                    record["unseen_from"] = sorted(set(record.get("unseen_from", [])) | set(unseen))
-                continue
-            start = {m.id: moved.get(m.id, (m.x, m.y)) for m in self.models.values() if m.unit == unit}
-            self.activations.pop(unit, None)  # (kept in the order they began: a restart reads the last as going on)
-            self.activations[unit] = {
-                "event": "move",
-                "unit": unit,
-                "from": {mid: [round(x, 4), round(y, 4)] for mid, (x, y) in start.items()},
-                "source": "camera",
-            }
+            if unit != self.moving_unit or unit not in self.activations:
+                start = {m.id: moved.get(m.id, (m.x, m.y)) for m in self.models.values() if m.unit == unit}
+                self.activations.pop(unit, None)  # (kept in the order they began: a restart reads the last as going on)
+                self.activations[unit] = {
+                    "event": "move",
+                    "unit": unit,
+                    "from": {mid: [round(x, 4), round(y, 4)] for mid, (x, y) in start.items()},
+                    "source": "camera",
+                }
+                self.absent_at_activation[unit] = gone_before & set(start)
+            unseen = {mid for mid in moved if mid in unseen_before}
             if unseen:
-                self.activations[unit]["unseen_from"] = unseen
-            self.absent_at_activation[unit] = gone_before & set(start)
+                record = self.activations[unit]
+                record["unseen_from"] = sorted(unseen | set(record.get("unseen_from", [])))
         if moved_from:
             self.moving_unit = next(iter(moved_from)) if len(moved_from) == 1 else None
 
@@ -1680,13 +1678,16 @@ def _came_down_with_mates(moves: tuple[Move, ...], returned: tuple[str, ...]) ->
         own = next((mv for mv in moves if mv.model == mid), None)  # none: put back where it stood
         if own is None:
             continue
-        mates = [mv for mv in moves if mv.unit == own.unit and mv.model not in returned]
-        if len(mates) < 2:
-            continue
-        shift = np.median(np.array([np.subtract(mv.end, mv.start) for mv in mates]), axis=0)
-        if math.dist(np.subtract(own.end, own.start), shift) <= 2 * GROUP_REACH_IN:
+        mates = [np.subtract(mv.end, mv.start) for mv in moves if mv.unit == own.unit and mv.model not in returned]
+        if _on_mates_shift(np.subtract(own.end, own.start), mates):
             with_mates.add(mid)
     return with_mates
+
+
+def _on_mates_shift(own: npt.NDArray[np.float64], mates: Sequence[npt.NDArray[np.float64]]) -> bool:
+    """Whether a model that moved by ``own`` came down with two or more mates that moved by ``mates``: within twice
+    ``GROUP_REACH_IN`` of their median move (the model and its mates are each put down off the move they share)."""
+    return len(mates) >= 2 and math.dist(own, np.median(np.array(mates), axis=0)) <= 2 * GROUP_REACH_IN
 
 
 def _unpair_lump_casualties(
@@ -1708,11 +1709,8 @@ def _unpair_lump_casualties(
         if m.id in matched
     }
     moved = [v for mid, v in moves.items() if not models[mid].gone and float(np.hypot(*v)) > STAY_IN]
-    shift = np.median(np.array(moved), axis=0) if len(moved) >= 2 else None
     for m in members:
-        if m.id not in moves or not m.gone or m.placed:
-            continue
-        if shift is None or math.dist(moves[m.id], shift) > 2 * GROUP_REACH_IN:
+        if m.id in moves and m.gone and not m.placed and not _on_mates_shift(moves[m.id], moved):
             used.discard(matched.pop(m.id))
             if m.id in uncertain:
                 uncertain.remove(m.id)

@@ -656,6 +656,60 @@ def test_a_casualty_of_a_lump_comes_back_only_beside_models_of_it_that_moved_on_
     assert (tracker.models["u2m5"].x, tracker.models["u2m5"].y) == (back["x"], back["y"])
 
 
+def test_a_casualty_taken_off_is_not_put_back_far_off_its_units_move_while_a_mate_is_left_without_a_piece() -> None:
+    # Focal Point, Removing Models ("remove models to represent casualties") and Moving ("each model moves up to its
+    # Move"); a page game (seed 144, models put down up to 0.6" off their unit's shift on each axis). u1m5 was
+    # removed as a casualty at the round's start; then its four mates moved about 5.6", spread too far for one shift
+    # to reach them all (GROUP_REACH_IN). The group match paired three (u1m3 to u1m2's piece); u1m5, picked up the
+    # update before, was taken back onto the fourth piece 5" off the move its mates made, and u1m2 was reported not
+    # seen. A model picked up earlier is put back only near where its unit's move puts it (REACQUIRE_IN).
+    start = {
+        "u1m1": (14.7447, 10.4438),
+        "u1m2": (16.1665, 10.2107),
+        "u1m3": (17.7111, 10.3087),
+        "u1m4": (13.0496, 13.879),
+        "u1m5": (13.4593, 10.733),
+    }
+    looks = {
+        "u1m1": (83.5, 154.0, 76.1),
+        "u1m2": (124.0, 163.1, 144.9),
+        "u1m3": (99.4, 136.0, 101.1),
+        "u1m4": (58.0, 168.9, 82.0),
+        "u1m5": (151.0, 109.0, 121.0),
+    }
+    models = [{"id": mid, "unit": "u1", "base": "32", "x": x, "y": y} for mid, (x, y) in start.items()]
+    models += [{"id": "v1", "unit": "v", "base": "40", "x": 16.2969, "y": 17.5855}]
+    tracker = IdentityTracker.from_scene(
+        {
+            "format": "tablesight-scene/1",
+            "units": [{"id": "u1", "player": "red"}, {"id": "v", "player": "blue"}],
+            "models": models,
+        }
+    )
+    for mid, look in looks.items():
+        tracker.models[mid].look = look
+    blue = {"x": 16.2969, "y": 17.5855, "base": "40", "player": "blue"}
+
+    def piece(x: float, y: float, look: tuple[float, float, float], player: str = "red") -> dict[str, Any]:
+        return {"x": x, "y": y, "base": "32", "player": player, "look": look, "sigma_in": 0.015}
+
+    tracker.update([blue, *(piece(*start[mid], looks[mid]) for mid in start if mid != "u1m5")])
+    assert tracker.models["u1m5"].gone
+    # (u1m4's piece read in blue's colour, as it was)
+    put = {
+        "u1m1": piece(11.9027, 15.8719, (83.0, 154.0, 76.5)),
+        "u1m2": piece(14.2807, 15.4551, (124.0, 164.0, 145.0)),
+        "u1m3": piece(15.1175, 16.5803, (98.5, 136.0, 102.0)),
+        "u1m4": piece(9.1566, 18.9446, (56.0, 167.0, 84.0), "blue"),
+    }
+    update = tracker.update([blue, *put.values()])
+    assert {mid: (tracker.models[mid].x, tracker.models[mid].y) for mid in put} == {
+        mid: (d["x"], d["y"]) for mid, d in put.items()
+    }
+    assert tracker.models["u1m5"].gone and update.returned == ()
+    assert not any(move.model == "u1m5" for move in update.moves)
+
+
 def test_a_piece_left_by_a_lumps_move_goes_to_the_model_just_missed_not_to_a_casualty_that_stood_nearer() -> None:
     # Focal Point, Removing Models: "remove models to represent casualties". a5, of red's lump (no units assigned),
     # was removed as a casualty. Then four of its 25 mm models move about 2.6" together (0.3" off on each axis; a

@@ -459,9 +459,10 @@ class IdentityTracker:
                 for o in self.models.values()
                 if o.unit == m.unit and o.id != m.id and o.id in matched
             ]
-            # (one its unit's match left without a piece just now: only near where that move put it, not anywhere
-            # beside its unit-mates)
-            reach_in = REACQUIRE_IN if m.id in just_lost else math.inf
+            # (one its unit's match left without a piece just now, or one picked up earlier: only near where that
+            # move puts it, not anywhere beside its unit-mates; a casualty is not put back on a piece its mates' move
+            # explains, 5" off that move, while a mate seen until now is left without one)
+            reach_in = REACQUIRE_IN if m.id in just_lost or m.gone else math.inf
             own_radius_in = _radius_in(m)
             for j, d in enumerate(detections):
                 gap_in = min((math.hypot(d["x"] - x, d["y"] - y) - r for x, y, r in mates), default=math.inf)

@@ -662,7 +662,8 @@ def test_a_casualty_taken_off_is_not_put_back_far_off_its_units_move_while_a_mat
     # removed as a casualty at the round's start; then its four mates moved about 5.6", spread too far for one shift
     # to reach them all (GROUP_REACH_IN). The group match paired three (u1m3 to u1m2's piece); u1m5, picked up the
     # update before, was taken back onto the fourth piece 5" off the move its mates made, and u1m2 was reported not
-    # seen. A model picked up earlier is put back only near where its unit's move puts it (REACQUIRE_IN).
+    # seen. A model picked up earlier is not put back further off its unit's move than REACQUIRE_IN on a piece that a
+    # mate seen until now, left without one, could be.
     start = {
         "u1m1": (14.7447, 10.4438),
         "u1m2": (16.1665, 10.2107),

@@ -433,18 +433,34 @@ class IdentityTracker:
             if len(shifts) >= 2:
                 now_shift[unit] = tuple(np.median(np.array(shifts, dtype=float), axis=0))
         options = []
+        # Where each was seen, or where its unit's moves since put it; left behind by a unit moving a model at a
+        # time, where the shift its unit-mates made this activation puts it; and, its unit moved now, where that
+        # move's shift puts it (a model picked up earlier put down with them, while the detector missed a mate: the
+        # piece is the one on the shift, not the mate's a gap off it).
+        # (one picked up earlier is put back where it stood within its own base, below: nearer only on a shift)
+        expected_at: dict[str, list[tuple[float, float]]] = {}
         for m in lost:
-            # Where it was seen, or where its unit's moves since put it; left behind by a unit moving a model at a
-            # time, where the shift its unit-mates made this activation puts it; and, its unit moved now, where
-            # that move's shift puts it (a model picked up earlier put down with them, while the detector missed
-            # a mate: the piece is the one on the shift, not the mate's a gap off it).
-            # (one picked up earlier is put back where it stood within its own base, below: nearer only on a shift)
             expected = [] if m.gone else [(m.x, m.y)]
             shift = self._activation_shift(m.unit)
             if shift is not None and not m.guessed:
                 expected.append((m.x + shift[0], m.y + shift[1]))
             if m.unit in now_shift:
                 expected.append((m.x + now_shift[m.unit][0], m.y + now_shift[m.unit][1]))
+            expected_at[m.id] = expected
+
+        def a_mate_left_could_be(m: Tracked, d: dict[str, Any]) -> bool:
+            """A unit-mate of ``m`` seen until now, left without a piece by its unit's match just now, could have come
+            down on ``d`` (within REACQUIRE_IN of where that move put it, of its size)."""
+            return any(
+                self.models[o].unit == m.unit
+                and o != m.id
+                and _size_cost(self.models[o].base, str(d["base"])) is not None
+                and any(math.hypot(d["x"] - x, d["y"] - y) <= REACQUIRE_IN for x, y in expected_at.get(o, []))
+                for o in just_lost
+            )
+
+        for m in lost:
+            expected = expected_at[m.id]
             if not expected:
                 continue
             # (beside where its unit-mates stood, or stand now: on their pieces when matched in this update; within
@@ -459,16 +475,20 @@ class IdentityTracker:
                 for o in self.models.values()
                 if o.unit == m.unit and o.id != m.id and o.id in matched
             ]
-            # (one its unit's match left without a piece just now, or one picked up earlier: only near where that
-            # move puts it, not anywhere beside its unit-mates; a casualty is not put back on a piece its mates' move
-            # explains, 5" off that move, while a mate seen until now is left without one)
-            reach_in = REACQUIRE_IN if m.id in just_lost or m.gone else math.inf
+            # (one its unit's match left without a piece just now: only near where that move put it, not anywhere
+            # beside its unit-mates)
+            reach_in = REACQUIRE_IN if m.id in just_lost else math.inf
             own_radius_in = _radius_in(m)
             for j, d in enumerate(detections):
                 gap_in = min((math.hypot(d["x"] - x, d["y"] - y) - r for x, y, r in mates), default=math.inf)
                 if j in used or gap_in - own_radius_in > REACQUIRE_GAP_IN:
                     continue
                 cost = min(_cost(m, d, ex, ey) for ex, ey in expected)
+                # (one picked up earlier, far off its unit's move, not on a piece a mate just left without one could
+                # be: a casualty put back 5" off its mates' move, on the piece of a mate seen until now, page game
+                # seed 144)
+                if m.gone and cost > REACQUIRE_IN and a_mate_left_could_be(m, d):
+                    continue
                 if math.isfinite(cost) and cost <= reach_in:
                     options.append((cost, m.id, j))
         reacquired = {self.models[mid].unit for mid in _take_cheapest(options, matched, used, uncertain)}

@@ -211,6 +211,9 @@ class IdentityTracker:
     # still, that reading is their place (a place read through a map from three markers and mapped again stayed
     # 0.053" off, and was a move's start later: page game GA seed 115, a card lifted off a marker)
     remapped: set[str] = field(default_factory=set, repr=False)
+    # Where the pieces no model accounted for stood at the last update: a model seen standing elsewhere then did not
+    # move onto one of them (``_onto_pieces_standing_before``).
+    unexplained_at: list[tuple[float, float]] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -551,6 +554,14 @@ class IdentityTracker:
             used.discard(matched.pop(mid))
             if mid in uncertain:
                 uncertain.remove(mid)
+        # A model seen where it stood at the last update did not move onto a piece that stood, no model's, elsewhere
+        # then: both were on the table at once (scripted skirmish seed 140, blurred: a casualty taken off, moved by
+        # its lump's match 9.3" onto a hidden oval's end, read as a piece of another size, that stood there already).
+        for mid in _onto_pieces_standing_before(self.models, detections, matched, seen_standing, self.unexplained_at):
+            used.discard(matched.pop(mid))
+            self.models[mid].lost = True
+            if mid in uncertain:
+                uncertain.remove(mid)
         returned = sorted(mid for mid in matched if self.models[mid].gone)  # by any match: counted in readings
         for mid in returned:
             self.models[mid].gone = False
@@ -619,6 +630,7 @@ class IdentityTracker:
         # (a piece overlapping a model's piece is that model's base read twice: no piece for the players to place)
         doubles = _second_reads(self.models, detections, matched, used)
         unexplained = tuple(j for j in range(len(detections)) if j not in used and j not in doubles)
+        self.unexplained_at = [(float(detections[j]["x"]), float(detections[j]["y"])) for j in unexplained]
         messages = []
         newly = [mid for mid in vanished if not self.models[mid].gone]  # the players are asked once
         if newly:
@@ -1757,6 +1769,27 @@ def _crowded_returns(models: dict[str, Tracked], detections: list[dict[str, Any]
             and _overlapping(detections[j], models[mid].base, detections[k], models[oid].base)
             for oid, k in matched.items()
         )
+    }
+
+
+def _onto_pieces_standing_before(
+    models: dict[str, Tracked],
+    detections: list[dict[str, Any]],
+    matched: dict[str, int],
+    seen_standing: set[str],
+    unexplained_at: list[tuple[float, float]],
+) -> set[str]:
+    """The models seen where they stood at the last update (``seen_standing``, not picked up) matched now, beyond
+    their own base from there, to a piece read still (within ``STAY_IN``) where a piece no model accounted for stood
+    at the last update (``unexplained_at``)."""
+    return {
+        mid
+        for mid, j in matched.items()
+        if mid in seen_standing
+        and not models[mid].gone
+        and math.hypot(detections[j]["x"] - models[mid].x, detections[j]["y"] - models[mid].y)
+        > _own_base_in(models[mid])
+        and any(math.hypot(detections[j]["x"] - x, detections[j]["y"] - y) <= STAY_IN for x, y in unexplained_at)
     }
 
 

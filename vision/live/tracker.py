@@ -211,9 +211,9 @@ class IdentityTracker:
     # still, that reading is their place (a place read through a map from three markers and mapped again stayed
     # 0.053" off, and was a move's start later: page game GA seed 115, a card lifted off a marker)
     remapped: set[str] = field(default_factory=set, repr=False)
-    # Where the pieces no model accounted for stood at the last update: a model seen standing elsewhere then did not
-    # move onto one of them (``_onto_pieces_standing_before``).
-    unexplained_at: list[tuple[float, float]] = field(default_factory=list, repr=False)
+    # Where each piece no model accounted for at the last update stood, and the models seen on other pieces at any
+    # update since it stood there: none of them is that piece (``_onto_pieces_standing_before``).
+    unexplained_at: list[tuple[float, float, frozenset[str]]] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_scene(cls, scene: dict[str, Any]) -> IdentityTracker:
@@ -554,10 +554,10 @@ class IdentityTracker:
             used.discard(matched.pop(mid))
             if mid in uncertain:
                 uncertain.remove(mid)
-        # A model seen where it stood at the last update did not move onto a piece that stood, no model's, elsewhere
-        # then: both were on the table at once (scripted skirmish seed 140, blurred: a casualty taken off, moved by
-        # its lump's match 9.3" onto a hidden oval's end, read as a piece of another size, that stood there already).
-        for mid in _onto_pieces_standing_before(self.models, detections, matched, seen_standing, self.unexplained_at):
+        # A model seen on a piece while another piece stood, no model's, elsewhere is not that piece: both were on the
+        # table at once (scripted skirmish seed 140, blurred: a casualty taken off, moved by its lump's match, and an
+        # update later put back, 9.3" onto a hidden oval's end read as a piece of another size, that stood there).
+        for mid in _onto_pieces_standing_before(self.models, detections, matched, self.unexplained_at):
             used.discard(matched.pop(mid))
             self.models[mid].lost = True
             if mid in uncertain:
@@ -630,7 +630,7 @@ class IdentityTracker:
         # (a piece overlapping a model's piece is that model's base read twice: no piece for the players to place)
         doubles = _second_reads(self.models, detections, matched, used)
         unexplained = tuple(j for j in range(len(detections)) if j not in used and j not in doubles)
-        self.unexplained_at = [(float(detections[j]["x"]), float(detections[j]["y"])) for j in unexplained]
+        self.unexplained_at = _unexplained_standing(self.unexplained_at, detections, unexplained, set(matched))
         messages = []
         newly = [mid for mid in vanished if not self.models[mid].gone]  # the players are asked once
         if newly:
@@ -1215,6 +1215,7 @@ def _group_assignment(
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     # what each piece's size and colour, read against each model's, cost (inf: a size it cannot be)
     extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
+    reach = _group_reach_in(members, [detections[j] for j in free])
     # A model may also be paired to a piece still where it stood (moved a model at a time, the rest wait), at a
     # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear
     # model leapfrogged to the front. (Its distance from where it stood weighs ``STAY_WEIGHT`` times: still, it is
@@ -1256,7 +1257,7 @@ def _group_assignment(
         unseen_leaving = np.concatenate([unseen_leaving, np.array([u for _, u in refined])])
     # The likeliest guesses, by what each model would cost with no piece shared out (a lower bound), to play out
     dist = move_dist(shifts)
-    move_cost = np.where(dist <= GROUP_REACH_IN, dist + extra[None], np.inf)
+    move_cost = np.where(dist <= reach[None], dist + extra[None], np.inf)
     # (a model picked up before, not just missed or placed by the players, is likelier still off the table)
     no_piece = np.array(
         [PICKED_UP_NO_PIECE_COST_IN if m.gone and not (m.gone_now or m.placed) else NO_PIECE_COST_IN for m in members]
@@ -1289,7 +1290,7 @@ def _group_assignment(
                 break
             if all(math.dist(shifts[h], shifts[k]) > SAME_GUESS_IN for k in candidates):
                 candidates.append(int(h))
-    readings = [_play_out(shifts[h], at, pieces, extra, stay_cost, no_piece) for h in candidates]
+    readings = [_play_out(shifts[h], at, pieces, extra, stay_cost, no_piece, reach) for h in candidates]
     # (only a model seen where it stands: one not seen since its unit's last move was not seen to stay either)
     seen_still = np.array([seen_where_they_stand and not flag for flag in not_seen_leaving])
     totals = np.array([r[0] + COINCIDENCE_IN * _coincidences(r[2], at_dist, stay_cost, seen_still) for r in readings])
@@ -1646,6 +1647,26 @@ def _coincidences(column: list[int], at_dist: np.ndarray, stay_cost: np.ndarray,
     return sum(any(at_dist[i, k] <= STAY_IN for k in moved_onto) for i in pieceless)
 
 
+def _group_reach_in(members: list[Tracked], pieces: list[dict[str, Any]]) -> np.ndarray:
+    """(M, F): how far from where a unit's shift puts each model its piece may be: ``GROUP_REACH_IN``, or twice that
+    where the piece's figure looks like that model's (within ``LOOK_SAME_LAB``) and like no other's of the unit. Each
+    model is moved on its own, up to its Move: a unit's models put down 0.6" off their shift either way are spread
+    past one reach of any shift, and the pairing that reached them all gave two models each other's piece, their
+    figures plain to tell apart (page game skirmish seed 149: one model left 0.248" from where it stood, read still)."""
+    alike = np.array(
+        [
+            [
+                m.look is not None and d.get("look") is not None and math.dist(m.look, d["look"]) <= LOOK_SAME_LAB
+                for d in pieces
+            ]
+            for m in members
+        ],
+        dtype=bool,
+    ).reshape(len(members), len(pieces))
+    own = alike & (alike.sum(axis=0, keepdims=True) == 1)
+    return np.where(own, 2 * GROUP_REACH_IN, GROUP_REACH_IN)
+
+
 def _play_out(
     shift: np.ndarray,
     at: np.ndarray,
@@ -1653,16 +1674,18 @@ def _play_out(
     extra: np.ndarray,
     stay_cost: np.ndarray,
     no_piece: np.ndarray,
+    reach: np.ndarray,
 ) -> tuple[float, tuple[float, float], list[int], np.ndarray]:
     """A guess at a unit's common shift played out: each model (``at``) paired to a piece near where the shift puts
-    it (within ``GROUP_REACH_IN``) or still where it stood (``stay_cost``), the pairing with the least cost in all,
+    it (within ``reach``, ``_group_reach_in``) or still where it stood (``stay_cost``), the pairing with the least cost
+    in all,
     a model left without one at its ``no_piece`` cost; the shift again from the models it moved, until it settles.
     Returns the total cost, the shift, each model's column (beyond the pieces: none) and the cost matrix."""
     n_models, n_pieces = extra.shape
     dx, dy = float(shift[0]), float(shift[1])
     for _ in range(4):
         dist = np.linalg.norm(at[:, None, :] + np.array([dx, dy]) - pieces[None, :, :], axis=2)
-        moved = np.where(dist <= GROUP_REACH_IN, dist + extra, np.inf)
+        moved = np.where(dist <= reach, dist + extra, np.inf)
         cost = np.minimum(moved, stay_cost)
         # out of reach or of a size it cannot be: dearer than no piece at all
         cost = np.where(np.isfinite(cost), cost, 2 * NO_PIECE_COST_IN)
@@ -1772,24 +1795,43 @@ def _crowded_returns(models: dict[str, Tracked], detections: list[dict[str, Any]
     }
 
 
+def _unexplained_standing(
+    before: list[tuple[float, float, frozenset[str]]],
+    detections: list[dict[str, Any]],
+    unexplained: tuple[int, ...],
+    matched: set[str],
+) -> list[tuple[float, float, frozenset[str]]]:
+    """Each piece no model accounts for now, and the models seen on another piece while it stood there: those
+    matched now, and those so noted for it at the last update (a piece read still, within ``STAY_IN``)."""
+    standing = []
+    for j in unexplained:
+        x, y = float(detections[j]["x"]), float(detections[j]["y"])
+        seen = set(matched)
+        for x0, y0, seen_then in before:
+            if math.hypot(x - x0, y - y0) <= STAY_IN:
+                seen |= seen_then
+        standing.append((x, y, frozenset(seen)))
+    return standing
+
+
 def _onto_pieces_standing_before(
     models: dict[str, Tracked],
     detections: list[dict[str, Any]],
     matched: dict[str, int],
-    seen_standing: set[str],
-    unexplained_at: list[tuple[float, float]],
+    unexplained_at: list[tuple[float, float, frozenset[str]]],
 ) -> set[str]:
-    """The models seen where they stood at the last update (``seen_standing``, not picked up) matched now, beyond
-    their own base from there, to a piece read still (within ``STAY_IN``) where a piece no model accounted for stood
-    at the last update (``unexplained_at``)."""
+    """The models matched now, beyond their own base from where they were, to a piece read still (within
+    ``STAY_IN``) where a piece no model accounted for stood at the last update, that were seen on another piece
+    while it stood there (``unexplained_at``)."""
     return {
         mid
         for mid, j in matched.items()
-        if mid in seen_standing
-        and not models[mid].gone
-        and math.hypot(detections[j]["x"] - models[mid].x, detections[j]["y"] - models[mid].y)
+        if math.hypot(detections[j]["x"] - models[mid].x, detections[j]["y"] - models[mid].y)
         > _own_base_in(models[mid])
-        and any(math.hypot(detections[j]["x"] - x, detections[j]["y"] - y) <= STAY_IN for x, y in unexplained_at)
+        and any(
+            mid in seen and math.hypot(detections[j]["x"] - x, detections[j]["y"] - y) <= STAY_IN
+            for x, y, seen in unexplained_at
+        )
     }
 
 

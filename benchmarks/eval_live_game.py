@@ -517,7 +517,10 @@ def main() -> None:
     removed: set[str] = set(off_table)  # casualties, off the table (and on a hex mat those no hex held)
     casualty_round = 1
     for rnd, unit, positions in activations:
-        if args.casualties and rnd > casualty_round:  # a round begins: one casualty is removed (lifted by a hand)
+        if (
+            args.casualties and rnd > casualty_round and len(truth) >= 2
+        ):  # a round begins: one casualty is removed (lifted by a hand)
+            # (while two or more models stand: onefinity seed 145's hex mat held 2 of its 7 models)
             casualty_round = rnd
             dead = casualty(truth, unit_of)
             biggest = unit_of[dead]

@@ -321,7 +321,10 @@ def main() -> None:
     casualty_round = 1
     for k, (rnd, unit, positions) in enumerate(activations, 1):
         records_before = move_records()
-        if args.casualties and rnd > casualty_round:  # a round begins: a hand lifts one casualty off the table
+        if (
+            args.casualties and rnd > casualty_round and len(truth) >= 2
+        ):  # a round begins: a hand lifts one casualty off the table
+            # (while two or more models stand: onefinity seed 145's hex mat held 2 of its 7 models)
             casualty_round = rnd
             dead = casualty(truth, unit_of)
             lifted = frozenset(removed | {dead})

@@ -27,6 +27,14 @@ from vision.live.still_there import still_there
 from vision.live.tracker import IdentityTracker, Tracked, TrackUpdate
 
 
+def keep_look(model: dict[str, Any], look: Look | None) -> None:
+    """``model`` (a scene's) keeps its figure's look (``figure_lab``), so a game kept and resumed after a restart
+    tells alike models apart by it from its first frame, as before the restart (a unit moved while the page was
+    down: its models' places alone may not say which is which)."""
+    if look is not None:
+        model["figure_lab"] = [round(float(v), 1) for v in look]
+
+
 @dataclass
 class IdentifiedScenes:
     tracker: IdentityTracker | None = None
@@ -64,8 +72,10 @@ class IdentifiedScenes:
             self.first = copy.deepcopy(scene)
             self.tracker = IdentityTracker.from_scene(scene)
             self.tracker.placeholder_units = placeholder_units(scene)
+            scene = copy.deepcopy(scene)
             for model, look in zip(scene["models"], looks or [], strict=False):
                 self.tracker.models[model["id"]].look = look
+                keep_look(model, look)
             return scene, None
         player_of = {u["id"]: u["player"] for u in scene["units"]}
         detections = [
@@ -109,6 +119,7 @@ class IdentifiedScenes:
             # its unit moved, shown where that move put it with the guess's uncertainty too.
             if tracked.place_sigma_in or "sigma_in" in model:
                 model["sigma_in"] = round(tracked.place_sigma_in, 5)
+            keep_look(model, tracked.look)
             models.append(model)
         out["models"] = models
         # Each unit's latest move, from where its models stood: the rules judge it (move-ok).

@@ -228,6 +228,7 @@ class IdentityTracker:
                 float(m["x"]),
                 float(m["y"]),
                 measured_sigma_in=float(m.get("sigma_in", 0.0)),
+                look=_kept_look(m.get("figure_lab")),
             )
             for m in scene["models"]
         }
@@ -1986,6 +1987,16 @@ def _cost(m: Tracked, d: dict[str, Any], x: float, y: float) -> float:
     if team and m.gone and math.hypot(d["x"] - m.x, d["y"] - m.y) > _radius_in(m):
         return math.inf
     return math.hypot(d["x"] - x, d["y"] - y) + (size if size is not None else math.inf) + team + _look_cost(m, d)
+
+
+def _kept_look(value: Any) -> tuple[float, float, float] | None:
+    """A model's look as a scene keeps it (``figure_lab``: L, a, b); None where it keeps none (or not three numbers:
+    a scene written by hand), and the model is matched by place until the camera sees it."""
+    if not isinstance(value, list | tuple) or len(value) != 3:
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        return None
+    return (float(value[0]), float(value[1]), float(value[2]))
 
 
 def _look_cost(m: Tracked, d: dict[str, Any]) -> float:

@@ -2246,6 +2246,41 @@ def test_a_game_resumed_tells_alike_models_moved_while_the_page_was_down_apart_b
         assert shown != put and {"b9", "b10"} <= set(update.uncertain)
 
 
+def test_a_unit_moved_while_the_page_was_down_keeps_a_model_on_the_piece_its_figure_stands_on() -> None:
+    # Affinity: Focal Point, 5.2 Activation (a unit's models move one at a time here). Page game seed 158: u5 moved
+    # while the page was down; one model (b12) was seen after, and b9 and b10 were guessed on its shift. Next time u5
+    # was activated, b10 was seen again (its figure's look, kept over the restart, read within 1), b12 was picked up,
+    # and b9 put down. Matching the whole activation again from its (guessed) start gave b10's piece to b12, whose
+    # figure is 37 apart from it, and reported b10 not seen. A re-match that gives a model a piece whose figure is
+    # surely not its own but a mate's is not taken.
+    scene = red_a_blue_b(
+        [
+            {"id": "b9", "unit": "a", "base": "28.5", "x": 19.5377, "y": 7.1285, "figure_lab": [82.9, 158.1, 111.1]},
+            {"id": "b10", "unit": "a", "base": "28.5", "x": 17.8518, "y": 13.4776, "figure_lab": [115.0, 106.5, 115.8]},
+            {"id": "b12", "unit": "a", "base": "28.5", "x": 19.7499, "y": 13.2971, "figure_lab": [141.5, 107.3, 143.8]},
+            {"id": "c1", "unit": "b", "base": "32", "x": 30.0, "y": 30.0},
+        ]
+    )
+    tracker = IdentityTracker.from_scene(scene)
+
+    def piece(x: float, y: float, look: tuple[float, float, float]) -> dict[str, Any]:
+        return {"x": x, "y": y, "base": "28.5", "player": "red", "sigma_in": 0.016, "look": look}
+
+    c1 = {"x": 30.0, "y": 30.0, "base": "32", "player": "blue"}
+    b12_seen = piece(15.2483, 13.7068, (138.0, 110.0, 142.0))
+    update = tracker.update([b12_seen, c1])  # resumed: a moved while the page was down, b12 alone seen
+    assert [mv.model for mv in update.moves] == ["b12"] and set(update.vanished) == {"b9", "b10"}
+    tracker.update([b12_seen, {**c1, "x": 33.0}])  # b's activation
+    c1 = {**c1, "x": 33.0}
+    b10_seen = piece(11.9076, 16.1451, (114.0, 106.0, 116.0))
+    update = tracker.update([b10_seen, b12_seen, c1])  # a again: b10 seen where it came down
+    assert [mv.model for mv in update.moves] == ["b10"]
+    tracker.update([b10_seen, c1])  # b12 picked up
+    update = tracker.update([piece(12.0549, 8.4688, (82.0, 159.0, 111.0)), b10_seen, c1])  # b9 down, b12 hidden
+    assert [mv.model for mv in update.moves] == ["b9"] and "b12" in update.vanished
+    assert (tracker.models["b10"].x, tracker.models["b10"].y) == (11.9076, 16.1451)
+
+
 def test_a_size_or_team_read_wrongly_does_not_lose_the_model() -> None:
     # The camera reads a3 as a 28.5 mm base in blue: size and team are evidence, not gates.
     tracker = IdentityTracker.from_scene(ROW)

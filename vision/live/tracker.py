@@ -1118,6 +1118,14 @@ class IdentityTracker:
         changed = {mid for mid in start if assignment.get(mid) != held_now.get(mid)}
         if not changed or changed & unsure or not set(held_now.values()) <= set(assignment.values()):
             return
+        # (nor where it gives a model a piece whose figure is surely not its own but a mate's: the activation's start
+        # may be a guess, its places shifted by a move the camera saw in part; page game focal-point seed 158, a unit
+        # moved while the page was down: a model was taken off the piece its figure stood on, for a mate picked up)
+        if any(
+            mid in assignment and _a_mates_figure(self.models[mid], detections[assignment[mid]], self.models)
+            for mid in changed
+        ):
+            return
         if _off_formation_in(start, detections, held_now) <= GROUP_REACH_IN:
             return  # the moves as made so far are one formation's: the updates that made them saw more
         if _off_formation_in(start, detections, assignment) > GROUP_REACH_IN:

@@ -2270,8 +2270,8 @@ def test_a_unit_moved_while_the_page_was_down_keeps_a_model_on_the_piece_its_fig
     b12_seen = piece(15.2483, 13.7068, (138.0, 110.0, 142.0))
     update = tracker.update([b12_seen, c1])  # resumed: a moved while the page was down, b12 alone seen
     assert [mv.model for mv in update.moves] == ["b12"] and set(update.vanished) == {"b9", "b10"}
-    tracker.update([b12_seen, {**c1, "x": 33.0}])  # b's activation
     c1 = {**c1, "x": 33.0}
+    tracker.update([b12_seen, c1])  # b's activation
     b10_seen = piece(11.9076, 16.1451, (114.0, 106.0, 116.0))
     update = tracker.update([b10_seen, b12_seen, c1])  # a again: b10 seen where it came down
     assert [mv.model for mv in update.moves] == ["b10"]

@@ -795,6 +795,28 @@ def test_a_unit_spread_past_one_shift_keeps_each_model_on_the_piece_its_figure_l
         assert shown == put or {"m2", "m3"} <= set(update.uncertain)
 
 
+def test_two_alike_models_put_down_each_nearer_the_others_place_are_told_apart_by_their_figures() -> None:
+    # The Miniature Skirmish Game, Actions ("Move": each miniature moves on its own); a page game (seed 162, models
+    # put down up to 0.5" off their unit's shift on each axis). u2's three 28.5 mm models moved 3.2-4.6"; m1 and m3
+    # each came down nearer where the shift puts the other, so their places paired them the wrong way round (both
+    # called uncertain), though m1's figure is 90 apart from m3's in look and each piece's figure is within 6 of its
+    # own model's. The swap held for the game (the players asked once). Where places cannot tell two alike models
+    # apart and both figures say which is which, the figures decide (the players are still asked).
+    start = {"m1": (16.1514, 24.8388), "m2": (14.7077, 24.8885), "m3": (13.4613, 24.9729)}
+    put = {"m1": (16.2186, 21.3181), "m2": (12.9102, 20.6277), "m3": (14.1573, 21.8638)}
+    looks = {"m1": (135.45, 92.3, 165.05), "m2": (61.7, 107.65, 138.85), "m3": (145.0, 78.3, 174.7)}
+    read = {"m1": (129.0, 94.0, 164.5), "m2": (60.0, 109.0, 137.0), "m3": (139.5, 79.5, 174.0)}
+    tracker = _one_unit("u2", "28.5", start)
+    for mid, look in looks.items():
+        tracker.models[mid].look = look
+    update = tracker.update(
+        [{"x": x, "y": y, "base": "28.5", "player": "red", "look": read[mid]} for mid, (x, y) in put.items()]
+    )
+    assert {mid: (tracker.models[mid].x, tracker.models[mid].y) for mid in put} == put
+    assert {move.model: round(move.length_in, 2) for move in update.moves} == {"m1": 3.52, "m2": 4.62, "m3": 3.19}
+    assert set(update.uncertain) == {"m2", "m3"}
+
+
 def test_a_piece_left_by_a_lumps_move_goes_to_the_model_just_missed_not_to_a_casualty_that_stood_nearer() -> None:
     # Focal Point, Removing Models: "remove models to represent casualties". a5, of red's lump (no units assigned),
     # was removed as a casualty. Then four of its 25 mm models move about 2.6" together (0.3" off on each axis; a

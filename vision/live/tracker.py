@@ -549,6 +549,7 @@ class IdentityTracker:
         unsure |= _pair_alike_by_shift(self.models, detections, matched, starts, kept, seen_standing | placed)
         unsure |= _nudged_beside_mates_moved(self.models, detections, matched, seen_standing - held)
         uncertain += sorted(unsure - set(uncertain))
+        _swap_by_figures(self.models, detections, matched, uncertain)
         # A model picked up earlier comes back only on a piece with room for its base: one overlapping the piece of a
         # model on the table is that model's base read twice (in part, beside its figure), not a casualty put back.
         for mid in _crowded_returns(self.models, detections, matched):
@@ -1955,6 +1956,32 @@ def _a_mates_figure(m: Tracked, d: dict[str, Any], models: dict[str, Tracked]) -
         o.id != m.id and o.unit == m.unit and o.base == m.base and o.look and math.dist(o.look, look) < LOOK_SAME_LAB
         for o in models.values()
     )
+
+
+def _swap_by_figures(
+    models: dict[str, Tracked], detections: list[dict[str, Any]], matched: dict[str, int], uncertain: list[str]
+) -> None:
+    """Two alike unit-mates (one base size) whose pieces their places could not tell apart (both ``uncertain``),
+    each on a piece whose figure is surely not its own but looks like the other's (``_a_mates_figure`` both ways),
+    swap pieces (``matched`` changed in place; they stay uncertain: the players are still asked).
+
+    Why: a figure's look costs at most LOOK_COST_IN, so two models put down far off their unit's shift, each nearer
+    where the shift puts the other, are paired by place however plainly their figures differ (page game skirmish
+    seed 162: two models 90 apart in look, each piece within 6 of the other's figure, swapped for the game). Only
+    where places cannot decide, and both figures say the same, do the figures decide."""
+    unsure = [mid for mid in uncertain if mid in matched]
+    swapped = True
+    while swapped:  # (each swap puts two more models on their own figures: it ends)
+        swapped = False
+        for k, a in enumerate(unsure):
+            for b in unsure[k + 1 :]:
+                ma, mb = models[a], models[b]
+                if ma.unit != mb.unit or ma.base != mb.base:
+                    continue
+                da, db = detections[matched[a]], detections[matched[b]]
+                if _a_mates_figure(ma, da, {b: mb}) and _a_mates_figure(mb, db, {a: ma}):
+                    matched[a], matched[b] = matched[b], matched[a]
+                    swapped = True
 
 
 def _size_cost(known: str, seen: str, same_spot: bool = False) -> float | None:

@@ -170,8 +170,10 @@ def read_frame(feed: Feed, session: GameSession, adapting: RefinerAdapting | Non
         except Exception as error:  # an adapted refiner that will not load: the shipped one goes on
             adapting.reject(session.game_id, f"{wanted}: {error}")
             feed.use_refiner(None)
-    if hasattr(feed, "take_units"):  # the players' units, for the camera's tracker
-        feed.take_units(session.scene.to_dict())
+    if hasattr(feed, "take_units"):  # the players' units, and their word on which model is which, for the tracker
+        taken = feed.take_units(session.scene.to_dict())
+        if taken:
+            session.camera_took(taken)
     scene, camera = feed.next()
     note = adapting.note_for(session.game_id) if adapting is not None else ""
     if note:  # how the refiner stands, beside the camera's own word

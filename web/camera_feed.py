@@ -112,10 +112,11 @@ class CameraFeed:
         )
         self.refiner_path = refiner_path
 
-    def take_units(self, scene: dict[str, Any]) -> None:
+    def take_units(self, scene: dict[str, Any]) -> dict[str, str]:
         """The units the players assigned on the page (their corrected scene): models are matched and their moves
-        recorded by them, so the rules find each unit's last move under its own name."""
-        self.identified.take_units(scene)
+        recorded by them, so the rules find each unit's last move under its own name. Returns the models that took
+        another's piece, the players having put them there ({model: the model whose piece it took})."""
+        return self.identified.take_units(scene)
 
     def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path | None:
         """The photo and the scene the players confirmed on it: training data for `tablesight adapt`."""

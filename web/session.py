@@ -33,6 +33,9 @@ from web.store import GameStore
 
 AUTO_SNAPSHOT_S = 60.0  # keep the table as seen at least this often, even without corrections
 KEPT_MOVE_IN = 0.25  # a model shown further than this from where the table before had it: the table is kept again
+# What the camera's scene says of the piece a model stands on (vision/live/identified.py), not of the model: where
+# the camera's tracker gives a model another's piece (``camera_took``), these go with the piece.
+PIECE_KEYS = ("x", "y", "sigma_in", "figure_lab")
 
 
 class NotFoundError(LookupError):
@@ -235,6 +238,34 @@ class GameSession:
                 self.snapshot(f"seen moving: {', '.join(moved)}")
             elif time.monotonic() - self._last_snapshot_at > AUTO_SNAPSHOT_S:
                 self.snapshot("as seen")
+
+    def camera_took(self, onto: dict[str, str]) -> None:
+        """The camera's tracker took the players' word on which piece is which (``IdentityTracker.take_identities``:
+        {model: the model whose piece it now has}): the camera's table is read so from now on, and the corrections
+        that said so now name where the camera reads each model (``seen_at``), so they follow it as any correction
+        does (and, replayed on later frames or after a restart, do not move it again by the swap)."""
+        with self._lock:
+            by_id = {m.get("id"): m for m in self.base.get("models", [])}
+            was = {mid: copy.deepcopy(m) for mid, m in by_id.items()}
+            for mid, other in onto.items():
+                if mid not in by_id or other not in was:
+                    continue
+                for key in PIECE_KEYS:
+                    if key in was[other]:
+                        by_id[mid][key] = was[other][key]
+                    else:
+                        by_id[mid].pop(key, None)
+            for c in self.corrections:
+                if c.get("op") == "move" and c.get("model") in onto and c.get("model") in by_id:
+                    model = by_id[c["model"]]
+                    c["seen_at"] = [float(model["x"]), float(model["y"])]
+                    self.store.replace_correction(int(c["id"]), c)
+            try:
+                self._scene, self.skipped = self._build(self.base, self.corrections)
+            except SceneError as error:
+                self.problems = [f"frame not used: {error}"]
+            self._refresh()
+            self.snapshot(f"the camera took the players' word: {', '.join(sorted(onto))}")
 
     def set_camera(self, camera: CameraStatus) -> None:
         """No new table from this frame, but the camera has news (set-up, hands, hidden markers)."""

@@ -184,6 +184,12 @@ class GameStore:
             )
             return int(cursor.lastrowid or 0)
 
+    def replace_correction(self, correction_id: int, correction: dict[str, Any]) -> None:
+        """A kept correction, said again (its ``id`` is the row's, not stored in it)."""
+        body = {k: v for k, v in correction.items() if k != "id"}
+        with self._transaction() as db:
+            db.execute("UPDATE corrections SET correction = ? WHERE id = ?", (json.dumps(body), correction_id))
+
     def corrections(self, game_id: int) -> list[dict[str, Any]]:
         rows = self._rows("SELECT id, correction FROM corrections WHERE game_id = ? ORDER BY id", (game_id,))
         return [{"id": int(r["id"]), **json.loads(r["correction"])} for r in rows]

@@ -817,6 +817,49 @@ def test_two_alike_models_put_down_each_nearer_the_others_place_are_told_apart_b
     assert set(update.uncertain) == {"m2", "m3"}
 
 
+def test_the_tracker_takes_the_players_word_on_which_piece_is_which_model_only_as_a_whole_exchange() -> None:
+    # Focal Point, Activation (Move): the page asks which is which where the camera is unsure; the players answer
+    # by dragging each model onto its own piece. Models put on each other's pieces (two, or round a ring of three)
+    # take those pieces: place and figure's look. One model dragged onto another's piece alone, or nudged within
+    # its own base, names no exchange: the tracker keeps its pieces (the page's correction places it).
+    start = {"m1": (10.0, 10.0), "m2": (11.5, 10.0), "m3": (13.0, 10.0)}
+    tracker = _one_unit("u1", "25", start)
+    for k, mid in enumerate(start):
+        tracker.models[mid].look = (50.0 * (k + 1), 128.0, 128.0)
+    assert tracker.take_identities({"m1": start["m2"], "m2": (11.6, 10.1), "m3": start["m3"]}) == {}
+    assert tracker.take_identities({"m1": (10.3, 10.0), **{mid: start[mid] for mid in ("m2", "m3")}}) == {}
+    assert (tracker.models["m1"].x, tracker.models["m1"].y) == start["m1"]
+    assert tracker.take_identities({"m1": (11.55, 10.05), "m2": (9.98, 10.0), "m3": start["m3"]}) == {
+        "m1": "m2",
+        "m2": "m1",
+    }
+    assert {mid: (m.x, m.y, m.look) for mid, m in tracker.models.items()} == {
+        "m1": (11.5, 10.0, (100.0, 128.0, 128.0)),
+        "m2": (10.0, 10.0, (50.0, 128.0, 128.0)),
+        "m3": (13.0, 10.0, (150.0, 128.0, 128.0)),
+    }
+    # (round a ring: m1 onto the piece m2 has now, m2 onto m3's, m3 onto m1's)
+    assert tracker.take_identities({"m1": (10.0, 10.0), "m2": (13.0, 10.0), "m3": (11.5, 10.0)}) == {
+        "m1": "m2",
+        "m2": "m3",
+        "m3": "m1",
+    }
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == {
+        "m1": (10.0, 10.0),
+        "m2": (13.0, 10.0),
+        "m3": (11.5, 10.0),
+    }
+    moved = tracker.update(
+        [{"x": x + 3.0, "y": y, "base": "25", "player": "red"} for x, y in ((10.0, 10.0), (13.0, 10.0), (11.5, 10.0))]
+    )
+    assert {move.model for move in moved.moves} == {"m1", "m2", "m3"}
+    assert {mid: (m.x, m.y) for mid, m in tracker.models.items()} == {
+        "m1": (13.0, 10.0),
+        "m2": (16.0, 10.0),
+        "m3": (14.5, 10.0),
+    }
+
+
 def test_a_piece_left_by_a_lumps_move_goes_to_the_model_just_missed_not_to_a_casualty_that_stood_nearer() -> None:
     # Focal Point, Removing Models: "remove models to represent casualties". a5, of red's lump (no units assigned),
     # was removed as a casualty. Then four of its 25 mm models move about 2.6" together (0.3" off on each axis; a

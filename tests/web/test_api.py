@@ -661,3 +661,78 @@ def test_a_move_the_camera_saw_is_judged_in_the_unit_panel(hand_fed: TestClient)
     assert last["ruling"]["verdict"] == "yes"
     assert [m["value_in"] for m in last["ruling"]["measurements"]] == [pytest.approx(2.0, abs=1e-3)] * 3
     assert client.get("/api/units/wardens").json()["last_move"] is None  # no move recorded for them
+
+
+class TrackingFeed:
+    """The sample table as a camera's tracker reads it: each frame the test gives (its ids the analysis's, not the
+    game's) is identified by ``IdentifiedScenes``; between frames, only the camera's status."""
+
+    def __init__(self) -> None:
+        from vision.live.identified import IdentifiedScenes
+
+        self.identified = IdentifiedScenes()
+        self.frames: list[dict[str, Any]] = []
+
+    def take_units(self, scene: dict[str, Any]) -> dict[str, str]:
+        return self.identified.take_units(scene)
+
+    def next(self) -> tuple[dict[str, Any] | None, Any]:
+        _, status = session_feed_frame()
+        if not self.frames:
+            return None, status
+        scene, _ = self.identified.identify(self.frames.pop(0))
+        return scene, status
+
+
+def test_the_players_answer_to_which_is_which_holds_after_the_unit_moves_on(tmp_path: Path) -> None:
+    # Focal Point > Activation (Move): the knives (25 mm, alike) step 3" forward, k1 and k2 each coming down where
+    # the step puts the other, so the camera gives each the other's piece. The players drag each onto its own
+    # piece. Replayed over the camera's places, that correction held only until the unit moved 1.5" on
+    # (web/corrections.py, MOVED_AWAY_IN): at its next step the camera's swapped ids were back, k1 shown 1.6" off.
+    # The camera's tracker now takes the players' word (the two models exchange pieces) and follows each from there.
+    from web.app import read_frame, start_session
+    from web.session import GameSession
+    from web.store import GameStore
+
+    feed = TrackingFeed()
+    deployed, _ = session_feed_frame()
+    feed.frames.append(deployed)
+    store = GameStore(str(tmp_path / "game.sqlite"))
+    session = start_session(store, feed)
+    truth = {m["id"]: (m["x"], m["y"]) for m in deployed["models"]}
+
+    def step(dy_in: float, crossed: dict[str, tuple[float, float]] | None = None) -> None:
+        for mid, (x, y) in truth.items():
+            if mid.startswith("k"):
+                truth[mid] = (x, y + dy_in)
+        truth.update(crossed or {})
+        frame = copy.deepcopy(deployed)
+        for k, m in enumerate(frame["models"]):
+            m["id"] = f"p{k}"  # (the analysis names pieces afresh)
+            m["x"], m["y"] = truth[deployed["models"][k]["id"]]
+        feed.frames.append(frame)
+        read_frame(feed, session)
+
+    def shown(mid: str) -> tuple[float, float]:
+        m = model(session.view(), mid)
+        return (round(m["x"], 3), round(m["y"], 3))
+
+    step(3.0, {"k1": (15.55, 12.4), "k2": (13.95, 12.0)})
+    assert shown("k1") == (13.95, 12.0) and shown("k2") == (15.55, 12.4)  # the camera's guess
+    for mid in ("k1", "k2"):
+        session.correct({"op": "move", "model": mid, "x": truth[mid][0], "y": truth[mid][1]})
+    read_frame(feed, session)  # (no new frame: the tracker takes the players' word)
+    assert shown("k1") == (15.55, 12.4) and shown("k2") == (13.95, 12.0)
+    step(3.0)  # the knives step on: each followed from its own piece
+    assert {mid: shown(mid) for mid in ("k1", "k2", "k3")} == {
+        "k1": (15.55, 15.4),
+        "k2": (13.95, 15.0),
+        "k3": (16.9, 16.1),
+    }
+    # ...and so does the game kept for a restart, the corrections replayed on it
+    again = GameSession(store, deployed)
+    assert {m.id: (round(m.x, 3), round(m.y, 3)) for m in again.scene.models if m.id in ("k1", "k2")} == {
+        "k1": (15.55, 15.4),
+        "k2": (13.95, 15.0),
+    }
+    assert not session.view()["skipped"]

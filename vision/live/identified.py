@@ -237,12 +237,13 @@ class IdentifiedScenes:
             model["id"], model["unit"], player, str(model["base"]), x, y, **state
         )
 
-    def take_units(self, scene: dict[str, Any]) -> None:
+    def take_units(self, scene: dict[str, Any]) -> dict[str, str]:
         """The units, players and bases the players gave the models (the page's corrected scene): the tracker
         matches and records moves by them from the next frame on, so each unit's moves are the rules' to judge
-        by its own name."""
+        by its own name. Models the players put on each other's pieces take those pieces (the players' answer to
+        "which is which": ``IdentityTracker.take_identities``); returns {model: the model whose piece it took}."""
         if self.tracker is None:
-            return
+            return {}
         player_of = {u["id"]: u["player"] for u in scene.get("units", [])}
         for model in scene.get("models", []):
             if model["id"] not in self.tracker.models and model.get("unit") in player_of:
@@ -253,6 +254,7 @@ class IdentifiedScenes:
             if m.get("unit") in player_of
         }
         self.tracker.take_units(units, placeholder_units(scene))
+        return self.tracker.take_identities({m["id"]: (float(m["x"]), float(m["y"])) for m in scene.get("models", [])})
 
 
 def placeholder_units(scene: dict[str, Any]) -> set[str]:

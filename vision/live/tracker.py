@@ -953,6 +953,59 @@ class IdentityTracker:
         self.last_move = {u: move for u, move in self.last_move.items() if u in held}
         self.moving_unit = None  # an activation goes on only within one unit as the players name it
 
+    def take_identities(self, said_at: dict[str, tuple[float, float]]) -> dict[str, str]:
+        """The players' word on which piece is which model (``said_at``: the page's places, their corrections
+        applied). A model they put on another model's piece (within its own base, of their player and base size)
+        names that piece as its own; where the models so named take each other's pieces (two swapped, or round a
+        ring), each takes the piece the other had: its place, its figure's look and how it was seen. Where each
+        stood before (its unit's move records) stays its own: the camera had those right, and took the wrong pieces
+        only as they came down. Returns {model: the model whose piece it took}; empty where the players' places
+        name no whole exchange (a model dragged onto another's piece alone is left to the page's correction).
+
+        Why: the page asks the players which is which where the camera is unsure, and their answer (each model
+        dragged onto its own piece) was a correction replayed over the camera's places; once the unit moved on, the
+        camera's swapped ids were back (web/corrections.py: MOVED_AWAY_IN)."""
+        onto: dict[str, str] = {}
+        for mid, (x, y) in said_at.items():
+            m = self.models.get(mid)
+            if m is None or m.gone or math.hypot(x - m.x, y - m.y) <= _own_base_in(m):
+                continue  # (where the camera has it, give or take a nudge)
+            pieces = [
+                o.id
+                for o in self.models.values()
+                if o.id != mid
+                and not o.gone
+                and (o.player, o.base) == (m.player, m.base)
+                and math.hypot(x - o.x, y - o.y) <= _own_base_in(o)
+            ]
+            if len(pieces) == 1:
+                onto[mid] = pieces[0]
+        # (only an exchange: each model whose piece is taken takes one, no piece taken twice)
+        while True:
+            taken = [onto[mid] for mid in onto]
+            whole = {mid: o for mid, o in onto.items() if o in onto and taken.count(o) == 1}
+            if whole == onto:
+                break
+            onto = whole
+        pieces_of = {mid: copy.copy(self.models[o]) for mid, o in onto.items()}
+        sets = (self.partly_seen, self.remapped)
+        was_in = [{mid for mid, o in onto.items() if o in group} for group in sets]
+        for mid, piece in pieces_of.items():
+            m = self.models[mid]
+            m.x, m.y, m.look, m.measured_sigma_in = piece.x, piece.y, piece.look, piece.measured_sigma_in
+            m.lost, m.guessed, m.gone, m.gone_now, m.placed = (
+                piece.lost,
+                piece.guessed,
+                piece.gone,
+                piece.gone_now,
+                piece.placed,
+            )
+            m.uncertain = False  # the players said which it is
+        for group, members in zip(sets, was_in, strict=True):
+            group -= set(onto)
+            group |= members
+        return onto
+
     def _note_activations(
         self, moved_from: dict[str, dict[str, tuple[float, float]]], gone_before: set[str], unseen_before: set[str]
     ) -> None:

@@ -133,6 +133,12 @@ def main() -> None:
         default=0.0,
         help="each frame's colour channels scaled apart by 1 + this (1 sigma each): a webcam's white balance wandering",
     )
+    parser.add_argument(
+        "--players-answer",
+        action="store_true",
+        help="where the page asks which model is which (identity uncertain), the players drag each model it names "
+        "onto its own piece",
+    )
     add_game_option(parser)
     add_terrain_option(parser)
     args = parser.parse_args()
@@ -188,6 +194,7 @@ def main() -> None:
         "dead_shown": 0,
         "analyses": 0,
         "asked_uncertain": 0,
+        "answered": 0,
     }
     removed: set[str] = set(off_table)  # casualties, off the table (and on a hex mat those no hex held)
     dead_on: dict[str, str] = {}  # casualty -> a model whose piece the page showed it on
@@ -245,8 +252,22 @@ def main() -> None:
                 # (how often the page asks the players which is which: honest doubt has a cost to them)
                 counts["analyses"] += 1
                 counts["asked_uncertain"] += "identity uncertain for" in session.camera.message
+                if args.players_answer:
+                    answer(session.camera.message)
         if page_id:
             score()
+
+    def answer(message: str) -> None:
+        """The players' answer to "identity uncertain for A, B - confirm which is which": each model named dragged
+        onto its own piece (where it stands), as the page's move correction."""
+        said = message.partition("identity uncertain for ")[2].partition(" - confirm")[0]
+        true_of = {pid: mid for mid, pid in page_id.items()}
+        for pid in filter(None, said.split(", ")):
+            mid = true_of.get(pid)
+            if mid in analysed:
+                x, y = analysed[mid]
+                session.correct({"op": "move", "model": pid, "x": float(x), "y": float(y)})
+                counts["answered"] += 1
 
     def score() -> None:
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
@@ -469,6 +490,7 @@ def main() -> None:
     print(
         f"analyses after which the page asked which model is which (identity uncertain): "
         f"{counts['asked_uncertain']}/{counts['analyses']}"
+        + (f"; the players dragged {counts['answered']} models onto their own pieces" if args.players_answer else "")
     )
     said = ", ".join(f"{name} {covered_said[name]}/{n}" for name, n in still_frames.items())
     print(f"frames with no hand over the table said to be covered: {said}")

@@ -245,8 +245,9 @@ class GameSession:
         that said so now name where the camera reads each model (``seen_at``), so they follow it as any correction
         does (and, replayed on later frames or after a restart, do not move it again by the swap)."""
         with self._lock:
-            by_id = {m.get("id"): m for m in self.base.get("models", [])}
-            was = {mid: copy.deepcopy(m) for mid, m in by_id.items()}
+            base = copy.deepcopy(self.base)
+            by_id = {m.get("id"): m for m in base.get("models", [])}
+            was = copy.deepcopy(by_id)
             for mid, other in onto.items():
                 if mid not in by_id or other not in was:
                     continue
@@ -255,15 +256,21 @@ class GameSession:
                         by_id[mid][key] = was[other][key]
                     else:
                         by_id[mid].pop(key, None)
-            for c in self.corrections:
-                if c.get("op") == "move" and c.get("model") in onto and c.get("model") in by_id:
-                    model = by_id[c["model"]]
-                    c["seen_at"] = [float(model["x"]), float(model["y"])]
-                    self.store.replace_correction(int(c["id"]), c)
+            said = {
+                c["id"]: {**c, "seen_at": [float(by_id[c["model"]]["x"]), float(by_id[c["model"]]["y"])]}
+                for c in self.corrections
+                if c.get("op") == "move" and c.get("model") in onto and c.get("model") in by_id
+            }
+            corrections = [said.get(c["id"], c) for c in self.corrections]
             try:
-                self._scene, self.skipped = self._build(self.base, self.corrections)
-            except SceneError as error:
-                self.problems = [f"frame not used: {error}"]
+                scene, skipped = self._build(base, corrections)
+            except SceneError as error:  # (the camera's next table is read so anyway; this one stays as it was)
+                self.problems = [f"the players' word on which model is which not shown yet: {error}"]
+                self._refresh()
+                return
+            for correction in said.values():
+                self.store.replace_correction(int(correction["id"]), correction)
+            self.base, self.corrections, self._scene, self.skipped = base, corrections, scene, skipped
             self._refresh()
             self.snapshot(f"the camera took the players' word: {', '.join(sorted(onto))}")
 

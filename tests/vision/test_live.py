@@ -860,6 +860,42 @@ def test_the_tracker_takes_the_players_word_on_which_piece_is_which_model_only_a
     }
 
 
+def test_a_model_not_seen_is_not_picked_up_again_on_a_piece_whose_figure_is_a_unit_mates() -> None:
+    # The Miniature Skirmish Game, Actions ("Move"); a page game (seed 165): u1's 32 mm models stood behind a wall.
+    # m3 was not found after a restart (picked up, as far as the tracker knew); m2 was put down out of sight and
+    # shown where its unit's move put it. Then m3 came down in view, its base read in the other player's colour,
+    # its figure within 10 of m3's and 44 from m2's. m2, not seen since, was picked up again on it (4.1" off), and
+    # m3 was reported gone: the piece's figure was surely m3's, not m2's. A piece whose figure is surely not a
+    # model's but a unit-mate's is not that model's; here m3 takes it as one read in the other colour (asked).
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "u1", "player": "red"}, {"id": "b", "player": "blue"}],
+        "models": [
+            {"id": "m1", "unit": "u1", "base": "32", "x": 24.6682, "y": 20.6414},
+            {"id": "m2", "unit": "u1", "base": "32", "x": 24.7752, "y": 19.1314},
+            {"id": "m3", "unit": "u1", "base": "32", "x": 29.9727, "y": 22.199},
+            {"id": "b1", "unit": "b", "base": "50", "x": 10.0, "y": 10.0},
+        ],
+    }
+    tracker = IdentityTracker.from_scene(scene)
+    looks = {"m1": (124.2, 113.9, 153.2), "m2": (125.5, 139.0, 137.8), "m3": (148.6, 113.6, 111.5)}
+    for mid, look in (looks | {"b1": (90.0, 120.0, 150.0)}).items():
+        tracker.models[mid].look = look
+    tracker.models["m2"].lost = tracker.models["m2"].guessed = True  # shown on its unit's move
+    tracker.models["m3"].lost = tracker.models["m3"].gone = True  # not found after the restart
+    read_blue = {"x": 28.6477, "y": 21.54, "base": "32", "player": "blue", "look": (154.5, 112.5, 119.0)}
+    update = tracker.update(
+        [
+            {"x": 24.6708, "y": 20.6455, "base": "32", "player": "red", "look": (141.0, 117.0, 165.0)},
+            read_blue,
+            {"x": 10.0, "y": 10.0, "base": "50", "player": "blue", "look": (90.0, 120.0, 150.0)},
+        ]
+    )
+    assert (tracker.models["m3"].x, tracker.models["m3"].y) == (read_blue["x"], read_blue["y"])
+    assert update.uncertain == ("m3",) and "m2" in update.vanished
+    assert (tracker.models["m2"].x, tracker.models["m2"].y) == (24.7752, 19.1314)
+
+
 def test_a_piece_left_by_a_lumps_move_goes_to_the_model_just_missed_not_to_a_casualty_that_stood_nearer() -> None:
     # Focal Point, Removing Models: "remove models to represent casualties". a5, of red's lump (no units assigned),
     # was removed as a casualty. Then four of its 25 mm models move about 2.6" together (0.3" off on each axis; a

@@ -493,6 +493,8 @@ class IdentityTracker:
                 # seed 144)
                 if m.gone and cost > REACQUIRE_IN and a_mate_left_could_be(m, d):
                     continue
+                if _a_mates_figure(m, d, self.models):  # (a mate's figure stands on it: the mate's piece)
+                    continue
                 if math.isfinite(cost) and cost <= reach_in:
                     options.append((cost, m.id, j))
         reacquired = {self.models[mid].unit for mid in _take_cheapest(options, matched, used, uncertain)}
@@ -1224,7 +1226,10 @@ class IdentityTracker:
         this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
         without one (none when no model of it moved, now or earlier in its activation: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
-        assignment, unsure, (dx, dy) = _group_assignment(members, detections, free, shift, seen_where_they_stand=True)
+        mates = {o.id: o for o in self.models.values() if o.unit in {m.unit for m in members}}
+        assignment, unsure, (dx, dy) = _group_assignment(
+            members, detections, free, shift, seen_where_they_stand=True, mates=mates
+        )
         guesses = {}
         for m in members:
             if m.id in assignment:
@@ -1243,6 +1248,7 @@ def _group_assignment(
     free: list[int],
     prior_shift: tuple[float, float] | None = None,
     seen_where_they_stand: bool = False,
+    mates: dict[str, Tracked] | None = None,
 ) -> tuple[dict[str, int], set[str], tuple[float, float]]:
     """The models of one unit that moved, matched to pieces among ``free``. Players move a unit's models by about
     one common shift, each put down a little off it, and may leave some where they stood (a model at a time). Each
@@ -1277,7 +1283,20 @@ def _group_assignment(
     at = np.array([[m.x, m.y] for m in members])  # (M, 2)
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     # what each piece's size and colour, read against each model's, cost (inf: a size it cannot be)
-    extra = np.array([[_cost(m, detections[j], detections[j]["x"], detections[j]["y"]) for j in free] for m in members])
+    # ...and a piece whose figure is surely not a model's but a unit-mate's (``mates``: the unit's models, the members
+    # by default) is that mate's (``_a_mates_figure``)
+    mates = mates if mates is not None else {m.id: m for m in members}
+    extra = np.array(
+        [
+            [
+                math.inf
+                if _a_mates_figure(m, detections[j], mates)
+                else _cost(m, detections[j], detections[j]["x"], detections[j]["y"])
+                for j in free
+            ]
+            for m in members
+        ]
+    )
     reach = _group_reach_in(members, [detections[j] for j in free])
     # A model may also be paired to a piece still where it stood (moved a model at a time, the rest wait), at a
     # little more than moving with its unit: a unit slid along its own line by one gap is all moved, not its rear

@@ -122,6 +122,11 @@ LOOK_SPAN_LAB = 20.0
 LOOK_LEARN = 0.3  # a model's look follows each read of it, surely matched, by this share (light differs over a table)
 
 
+# What a tracked model holds of the piece it stands on, not of the model itself (id, unit, player, base): where the
+# players say two models stand on each other's pieces, these go with the pieces (``IdentityTracker.take_identities``).
+PIECE_FIELDS = ("x", "y", "look", "measured_sigma_in", "lost", "guessed", "gone", "gone_now", "placed")
+
+
 @dataclass
 class Tracked:
     id: str
@@ -993,16 +998,9 @@ class IdentityTracker:
         sets = (self.partly_seen, self.remapped)
         was_in = [{mid for mid, o in onto.items() if o in group} for group in sets]
         for mid, piece in pieces_of.items():
-            m = self.models[mid]
-            m.x, m.y, m.look, m.measured_sigma_in = piece.x, piece.y, piece.look, piece.measured_sigma_in
-            m.lost, m.guessed, m.gone, m.gone_now, m.placed = (
-                piece.lost,
-                piece.guessed,
-                piece.gone,
-                piece.gone_now,
-                piece.placed,
-            )
-            m.uncertain = False  # the players said which it is
+            for name in PIECE_FIELDS:
+                setattr(self.models[mid], name, getattr(piece, name))
+            self.models[mid].uncertain = False  # the players said which it is
         for group, members in zip(sets, was_in, strict=True):
             group -= set(onto)
             group |= members
@@ -1226,9 +1224,8 @@ class IdentityTracker:
         this activation, ``_activation_shift``). Returns where the unit's translation puts each model left
         without one (none when no model of it moved, now or earlier in its activation: no translation to go by)."""
         free = [j for j in range(len(detections)) if j not in used]
-        mates = {o.id: o for o in self.models.values() if o.unit in {m.unit for m in members}}
         assignment, unsure, (dx, dy) = _group_assignment(
-            members, detections, free, shift, seen_where_they_stand=True, mates=mates
+            members, detections, free, shift, seen_where_they_stand=True, mates=self.models
         )
         guesses = {}
         for m in members:
@@ -1283,8 +1280,8 @@ def _group_assignment(
     at = np.array([[m.x, m.y] for m in members])  # (M, 2)
     pieces = np.array([[detections[j]["x"], detections[j]["y"]] for j in free])  # (F, 2)
     # what each piece's size and colour, read against each model's, cost (inf: a size it cannot be)
-    # ...and a piece whose figure is surely not a model's but a unit-mate's (``mates``: the unit's models, the members
-    # by default) is that mate's (``_a_mates_figure``)
+    # ...and a piece whose figure is surely not a model's but a unit-mate's (among ``mates``: the table's models, the
+    # members by default) is that mate's (``_a_mates_figure``)
     mates = mates if mates is not None else {m.id: m for m in members}
     extra = np.array(
         [

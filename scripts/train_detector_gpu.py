@@ -68,6 +68,9 @@ def main() -> None:
     parser.add_argument("--hard-tables", type=int, default=0, help="tables in a third set of hard cases only")
     parser.add_argument("--hard", default="occluded,crowded", help="the hard cases of that set, in turn")
     parser.add_argument("--hard-seed", type=int, default=840000)
+    # Session 98: sets rendered beforehand elsewhere (export_dataset's folders, carried to the GPU machine) so
+    # that its minutes go to training.
+    parser.add_argument("--ready", default="", help="comma list of export_dataset folders already rendered")
     args = parser.parse_args()
     seeds = [int(v) for v in args.seeds.split(",")]
     sets_wanted = [
@@ -94,6 +97,12 @@ def main() -> None:
         sets.append(summary)
         print(f"set {seed}: {summary['tiles']} tiles, {time.monotonic() - start:.0f} s", flush=True)
     train_dirs = [work / f"set{seed}" / "train" / "images" for seed, *_ in sets_wanted]
+    val_dirs = [work / f"set{seed}" / "val" / "images" for seed, *_ in sets_wanted]
+    for ready in [Path(f).resolve() for f in args.ready.split(",") if f]:
+        tiles = len(list((ready / "train" / "images").glob("*")))
+        sets.append({"ready": str(ready), "train_tiles": tiles})
+        train_dirs.append(ready / "train" / "images")
+        val_dirs.append(ready / "val" / "images")
     # Session 44: path-traced photos, cut into tiles labelled from their truth. A folder already cut here (its
     # images/ and labels/, export_photoreal_tiles's output: about a fifth the size of the photos) is used as it is.
     folders = [Path(f) for f in args.photoreal.split(",") if f]
@@ -113,7 +122,7 @@ def main() -> None:
         "train:\n"
         + "".join(f"  - {d}\n" for d in train_dirs)
         + "val:\n"
-        + "".join(f"  - {work / f'set{seed}' / 'val' / 'images'}\n" for seed, *_ in sets_wanted)
+        + "".join(f"  - {d}\n" for d in val_dirs)
         + "names:\n"
         + "".join(f"  {k}: {name}\n" for k, name in enumerate(CLASSES)),
         encoding="utf-8",

@@ -174,6 +174,8 @@ def read_frame(feed: Feed, session: GameSession, adapting: RefinerAdapting | Non
         taken = feed.take_units(session.scene.to_dict())
         if taken:
             session.camera_took(taken)
+    if hasattr(feed, "take_off"):  # the models the players said left the table: the camera stops looking for them
+        feed.take_off(session.taken_off())
     scene, camera = feed.next()
     note = adapting.note_for(session.game_id) if adapting is not None else ""
     if note:  # how the refiner stands, beside the camera's own word

@@ -86,6 +86,7 @@ class CameraFeed:
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
         self.camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
         self.refined_said = ""  # the table mapped again from markers back in view: said until the next analysis
+        self.unseen: tuple[str, ...] = ()  # the models the tracker knows that the last analysed scene left out
 
     def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
         """The page's game kept before a restart (its current scene; ``placed``: the models in it the players added):
@@ -118,6 +119,13 @@ class CameraFeed:
         another's piece, the players having put them there ({model: the model whose piece it took})."""
         return self.identified.take_units(scene)
 
+    def take_off(self, ids: frozenset[str]) -> list[str]:
+        """The models the players deleted on the page: those the camera does not see now are forgotten, so no piece
+        is taken for one of them again (``IdentifiedScenes.take_off``). Returns the models forgotten."""
+        gone = self.identified.take_off(ids)
+        self.unseen = tuple(mid for mid in self.unseen if mid not in gone)
+        return gone
+
     def keep_confirmed(self, scene: dict[str, Any], folder: Path, name: str) -> Path | None:
         """The photo and the scene the players confirmed on it: training data for `tablesight adapt`."""
         if self.last_photo is None:
@@ -142,7 +150,7 @@ class CameraFeed:
         boxes = tuple(tuple(c["box_in"]) for c in self.covered) if covered else ()
         if boxes:
             message = "; ".join([message, *(describe(c) for c in self.covered)])
-        return CameraStatus(self.name, message, seen, tuple(sorted(hidden)), stale, boxes)
+        return CameraStatus(self.name, message, seen, tuple(sorted(hidden)), stale, boxes, self.unseen)
 
     def next(self) -> tuple[dict[str, Any] | None, CameraStatus]:
         status = self.source.read()
@@ -208,6 +216,7 @@ class CameraFeed:
         deployment = self.identified.tracker is None
         empty_top = self.reference.rectified if self.reference is not None else None
         scene, update = self.identified.identify(result.scene, looks, (status.frame, table_frame), empty_top)
+        self.unseen = self.identified.unseen(scene)
         self.covered = result.scene["measurement"]["covered"]  # a hand held still, a tape measure left lying
         message = "; ".join(filter(None, [self.refined_said or calib.message, resumed]))
         self.refined_said = ""

@@ -61,8 +61,7 @@ def apply_one(scene: dict[str, Any], correction: dict[str, Any]) -> str | None:
         scene["models"] = [m for m in models if m.get("id") != added["id"]] + [added]
         return None
     if op == "delete":
-        if _find(models, correction["model"]) is None:
-            return f"model {correction['model']!r} is not on the table"
+        # (a model not on the table is where the correction says: off it; web/session.py checks it was known)
         scene["models"] = [m for m in models if m.get("id") != correction["model"]]
         return None
     if op == "terrain":

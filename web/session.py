@@ -55,6 +55,8 @@ class CameraStatus:
     stale: bool = False
     # parts of the table something covers that no piece found accounts for (a hand held still): x0, y0, x1, y1
     covered: tuple[tuple[float, float, float, float], ...] = ()
+    # models the camera knows but sees nowhere (picked up, or hidden): the players may say they left the table
+    unseen: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +66,7 @@ class CameraStatus:
             "markers_hidden": list(self.markers_hidden),
             "stale": self.stale,
             "covered": [list(box) for box in self.covered],
+            "unseen": list(self.unseen),
         }
 
 
@@ -281,6 +284,17 @@ class GameSession:
                 self.camera = camera
                 self._refresh()
 
+    def _taken_off(self) -> set[str]:
+        return {
+            str(c["model"]) for c in self.corrections if c.get("op") == "delete" and c.get("id") not in self._left_out
+        }
+
+    def taken_off(self) -> frozenset[str]:
+        """The models the players deleted (casualties taken off, pieces that are no model): the camera forgets
+        those it no longer sees (``CameraFeed.take_off``)."""
+        with self._lock:
+            return frozenset(self._taken_off())
+
     @property
     def scene(self) -> Scene:
         with self._lock:
@@ -293,6 +307,7 @@ class GameSession:
     # ---- the overlay -----------------------------------------------------------------------
     def _make_view(self) -> dict[str, Any]:
         scene = self._scene
+        taken_off = self._taken_off()
         profile = profile_for(scene.game)
         system = system_for(scene.game)
         coherency, notes = _safe_rulings(lambda: coherency_rulings(scene, profile))
@@ -382,7 +397,8 @@ class GameSession:
             "units": units,
             "objectives": objectives,
             "terrain": terrain,
-            "camera": self.camera.to_json(),
+            # (a model the players have said was taken off is no longer asked about)
+            "camera": {**self.camera.to_json(), "unseen": [m for m in self.camera.unseen if m not in taken_off]},
             "problems": self.problems + notes,
             # corrections naming a piece the camera no longer shows (a casualty, a model lifted): kept, and
             # applied again when it is back; a note, not a problem
@@ -510,6 +526,11 @@ class GameSession:
                 if seen is not None:
                     correction = {**correction, "seen_at": [float(seen["x"]), float(seen["y"])]}
             trial, skipped = apply_all(self.base, [c for c in self.corrections if c.get("id") not in self._left_out])
+            mid = correction.get("model")
+            off_table = correction.get("op") == "delete" and all(m.get("id") != mid for m in trial["models"])
+            # (a model the camera lost sight of may be deleted: the players say it left the table)
+            if off_table and (mid not in self.camera.unseen or mid in self._taken_off()):
+                raise CorrectionError(f"model: {mid!r} is neither on the table nor one the camera lost sight of")
             why = apply_one(trial, correction)
             if why is not None:
                 raise CorrectionError(why)

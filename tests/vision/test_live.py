@@ -896,6 +896,41 @@ def test_a_model_not_seen_is_not_picked_up_again_on_a_piece_whose_figure_is_a_un
     assert (tracker.models["m2"].x, tracker.models["m2"].y) == (24.7752, 19.1314)
 
 
+def test_a_casualty_the_players_took_off_is_not_taken_back_onto_a_unit_mates_piece() -> None:
+    # Focal Point, Removing Models: "remove models to represent casualties". m2 is picked up (hidden in a hand),
+    # then m3 is removed as a casualty, and the players say so on the page (its delete). m2 comes down where m3
+    # stood: held as picked up, the casualty was put back where it stood and m2 stayed missing. Told it left the
+    # table, the tracker forgets m3, and the piece is m2's.
+    scene = {
+        "format": "tablesight-scene/1",
+        "units": [{"id": "u1", "player": "red"}, {"id": "b", "player": "blue"}],
+        "models": [
+            {"id": "m1", "unit": "u1", "base": "32", "x": 10.0, "y": 10.0},
+            {"id": "m2", "unit": "u1", "base": "32", "x": 11.5, "y": 10.0},
+            {"id": "m3", "unit": "u1", "base": "32", "x": 13.0, "y": 10.0},
+            {"id": "b1", "unit": "b", "base": "50", "x": 30.0, "y": 20.0},
+        ],
+    }
+
+    def piece(x: float, y: float, player: str = "red", base: str = "32") -> dict[str, Any]:
+        return {"x": x, "y": y, "base": base, "player": player}
+
+    blue = piece(30.0, 20.0, "blue", "50")
+    for told in (False, True):
+        tracker = IdentityTracker.from_scene(scene)
+        tracker.update([piece(10.0, 10.0), piece(13.0, 10.0), blue])  # m2 in a hand
+        update = tracker.update([piece(10.0, 10.0), blue])  # m3 removed
+        assert update.vanished == ("m2", "m3")
+        if told:
+            assert tracker.take_off({"m3", "m1"}) == ["m3"]  # (m1, seen on its piece, stays tracked)
+        update = tracker.update([piece(10.0, 10.0), piece(13.0, 10.0), blue])
+        if told:
+            assert "m3" not in tracker.models and (tracker.models["m2"].x, tracker.models["m2"].y) == (13.0, 10.0)
+            assert not update.vanished and not update.unexplained
+        else:  # (before: the casualty back on the table, m2 missing)
+            assert (tracker.models["m3"].x, tracker.models["m3"].y) == (13.0, 10.0) and update.vanished == ("m2",)
+
+
 def test_a_piece_left_by_a_lumps_move_goes_to_the_model_just_missed_not_to_a_casualty_that_stood_nearer() -> None:
     # Focal Point, Removing Models: "remove models to represent casualties". a5, of red's lump (no units assigned),
     # was removed as a casualty. Then four of its 25 mm models move about 2.6" together (0.3" off on each axis; a

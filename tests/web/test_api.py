@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 import io
 import json
 from collections.abc import Iterator
@@ -673,15 +674,23 @@ class TrackingFeed:
         self.identified = IdentifiedScenes()
         self.frames: list[dict[str, Any]] = []
 
+        self.unseen: tuple[str, ...] = ()  # (as web/camera_feed.py keeps them)
+
     def take_units(self, scene: dict[str, Any]) -> dict[str, str]:
         return self.identified.take_units(scene)
 
+    def take_off(self, ids: frozenset[str]) -> list[str]:
+        gone = self.identified.take_off(ids)
+        self.unseen = tuple(mid for mid in self.unseen if mid not in gone)
+        return gone
+
     def next(self) -> tuple[dict[str, Any] | None, Any]:
         _, status = session_feed_frame()
-        if not self.frames:
-            return None, status
-        scene, _ = self.identified.identify(self.frames.pop(0))
-        return scene, status
+        scene = None
+        if self.frames:
+            scene, _ = self.identified.identify(self.frames.pop(0))
+            self.unseen = self.identified.unseen(scene)
+        return scene, dataclasses.replace(status, unseen=self.unseen)
 
 
 def test_the_players_answer_to_which_is_which_holds_after_the_unit_moves_on(tmp_path: Path) -> None:
@@ -736,3 +745,45 @@ def test_the_players_answer_to_which_is_which_holds_after_the_unit_moves_on(tmp_
         "k2": (13.95, 15.0),
     }
     assert not session.view()["skipped"]
+
+
+def test_a_casualty_the_camera_lost_sight_of_can_be_taken_off_and_its_piece_is_not_given_to_it_again(
+    tmp_path: Path,
+) -> None:
+    # Focal Point, Removing Models: "remove models to represent casualties". k2 is in a player's hand when k3 is
+    # removed as a casualty; the page lists both as not seen. The players could not say k3 was taken off (a delete
+    # needed the model on the table), so the camera held it as picked up, and when k2 came down where k3 had stood
+    # the piece was k3's: the casualty back on the table, k2 missing. Now the players delete k3 from that list, and
+    # the camera forgets it.
+    from web.app import read_frame, start_session
+    from web.corrections import CorrectionError
+    from web.store import GameStore
+
+    feed = TrackingFeed()
+    deployed, _ = session_feed_frame()
+    feed.frames.append(deployed)
+    session = start_session(GameStore(str(tmp_path / "game.sqlite")), feed)
+
+    def frame(leave_out: set[str], moved: dict[str, tuple[float, float]] | None = None) -> None:
+        shown = copy.deepcopy(deployed)
+        shown["models"] = [m for m in shown["models"] if m["id"] not in leave_out]
+        for k, m in enumerate(shown["models"]):
+            m["x"], m["y"] = (moved or {}).get(m["id"], (m["x"], m["y"]))
+            m["id"] = f"p{k}"  # (the analysis names pieces afresh)
+        feed.frames.append(shown)
+        read_frame(feed, session)
+
+    frame({"k2"})
+    frame({"k2", "k3"})
+    assert session.view()["camera"]["unseen"] == ["k2", "k3"]
+    with pytest.raises(CorrectionError, match="'k9' is neither on the table nor one the camera lost sight of"):
+        session.correct({"op": "delete", "model": "k9"})
+    session.correct({"op": "delete", "model": "k3"})
+    assert session.view()["camera"]["unseen"] == ["k2"]  # (asked about no more)
+    read_frame(feed, session)  # (no new frame: the camera forgets k3)
+    assert "k3" not in feed.identified.tracker.models
+    frame({"k3"}, {"k2": (16.9, 10.1)})  # k2 comes down where k3 stood
+    k2 = model(session.view(), "k2")
+    assert (k2["x"], k2["y"]) == (16.9, 10.1)
+    assert "k3" not in {m["id"] for m in session.view()["models"]} and session.view()["camera"]["unseen"] == []
+    assert not session.view()["skipped"]  # (the delete of a model off the table is no correction waiting)

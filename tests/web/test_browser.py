@@ -370,3 +370,51 @@ def test_a_hand_held_still_is_drawn_where_it_covers_the_table(
         assert errors == []
     finally:
         running.stop()
+
+
+def test_a_model_lifted_off_the_table_is_listed_and_the_players_say_it_was_taken_off(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Focal Point, Removing Models: "remove models to represent casualties". serve --camera on a folder: held-out
+    # table 5010 set up empty, deployed, then one model lifted off. The page lists it as not seen by the camera;
+    # the players press "Taken off", which stores their delete, and it is no longer asked about.
+    import cv2
+    import numpy as np
+
+    from calibration.lens import LensModel
+    from vision.synth.table import render_table
+
+    folder = tmp_path_factory.mktemp("lifted-frames")
+    table = render_table(5010, hard="none")
+    lifted = min(table.scene["models"], key=lambda m: np.hypot(m["x"] - 11.6, m["y"] - 8.3))
+    without = render_table(5010, hard="none", lifted=frozenset({lifted["id"]}))
+    for k, frame in enumerate([table.empty] + [table.image] * 4 + [without.image] * 80):
+        cv2.imwrite(str(folder / f"{k:03d}.png"), frame)
+    lens = folder.parent / "lens.json"
+    LensModel(table.camera.K, table.camera.dist, table.camera.size).save(lens)
+    running = Server(
+        folder.parent / "lifted.sqlite",
+        "--camera",
+        str(folder),
+        "--lens",
+        str(lens),
+        "--tick",
+        "0.2",
+        "--adapt-after",
+        "0",
+    )
+    try:
+        page, errors = open_page(
+            browser, running, "#unseen-list button.taken-off", 60_000, viewport={"width": 1400, "height": 900}
+        )
+        listed = page.locator("#unseen-list button.taken-off")
+        assert listed.count() == 1
+        gone = listed.first.get_attribute("data-id")
+        shown = {m["id"]: (m["x"], m["y"]) for m in running.get("/api/view")["models"]}
+        assert gone not in shown and "not seen: " + str(gone) in page.inner_text("#camera")
+        listed.first.click()
+        page.wait_for_selector("#unseen", state="hidden")
+        assert [(c["op"], c["model"]) for c in running.get("/api/corrections")] == [("delete", gone)]
+        assert errors == []
+    finally:
+        running.stop()

@@ -206,6 +206,24 @@ class IdentifiedScenes:
         self.held_at_recalibration = self.tracker.held_places()  # mapped right, all of them: not mapped again
         return remapped
 
+    def take_off(self, ids: set[str] | frozenset[str]) -> list[str]:
+        """The players' word that these models left the table (the page's delete corrections): those the camera
+        does not see now are forgotten by the tracker (``IdentityTracker.take_off``), so none of them is taken back
+        onto a piece, nor asked about again. Returns the models forgotten."""
+        if self.tracker is None:
+            return []
+        gone = self.tracker.take_off(ids)
+        self.placed -= set(gone)
+        return gone
+
+    def unseen(self, shown: dict[str, Any]) -> tuple[str, ...]:
+        """The models the camera knows that ``shown`` (its latest scene) leaves out: picked up, or hidden, with
+        nothing to say where. The page lists them, so the players can say which were taken off the table."""
+        if self.tracker is None:
+            return ()
+        on_table = {str(m["id"]) for m in shown.get("models", [])}
+        return tuple(sorted(mid for mid in self.tracker.models if mid not in on_table))
+
     def _adopt(self, detection: dict[str, Any], scene: dict[str, Any]) -> None:
         """A piece no known model accounts for, kept as a model of the game from now on."""
         assert self.tracker is not None and self.first is not None

@@ -1006,6 +1006,25 @@ class IdentityTracker:
             group |= members
         return onto
 
+    def take_off(self, ids: set[str] | frozenset[str]) -> list[str]:
+        """The players' word that these models left the table (casualties: the page's delete): those the camera
+        does not see now (picked up, or shown only where their unit's move would have put them) are forgotten, so
+        no piece is ever taken for one of them again. One still seen on a piece stays tracked (the players' delete
+        hides it on the page) until it is picked up. Returns the models forgotten.
+
+        Why: a casualty lifted off the table was held as picked up for the rest of the game, and a piece of a model
+        lost from view later was taken for it (page game skirmish seed 165: a casualty shown on a unit-mate's
+        piece), while the players had no way to tell the camera that it was gone."""
+        gone = sorted(mid for mid in ids if mid in self.models and self.models[mid].unseen)
+        for mid in gone:
+            del self.models[mid]
+            self.guessed_moves.pop(mid, None)
+            for group in (self.partly_seen, self.remapped, *self.absent_at_activation.values()):
+                group.discard(mid)
+            for unit, (start, entries) in self.last_move.items():  # (its unit's move is matched again without it)
+                self.last_move[unit] = ({k: xy for k, xy in start.items() if k != mid}, entries)
+        return gone
+
     def _note_activations(
         self, moved_from: dict[str, dict[str, tuple[float, float]]], gone_before: set[str], unseen_before: set[str]
     ) -> None:

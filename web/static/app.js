@@ -188,6 +188,7 @@ function render(view) {
   renderCalibration(view.camera);
   // The table's own problems, as of this view (cleared when they are); an action's error stays in #error.
   $("problems").textContent = (view.problems || []).join("\n");
+  renderUnseen(view.camera.unseen || []);
   const skipped = view.skipped || [];
   $("skipped").textContent = skipped.length ? `Corrections waiting for their piece: ${skipped.join("; ")}` : "";
 }
@@ -492,6 +493,16 @@ async function correct(correction) {
   const done = await api("/api/corrections", { method: "POST", body: { correction } });
   showError(null);
   return done;
+}
+
+// Models the camera knows but sees nowhere: the players say which were taken off the table (a delete correction).
+function renderUnseen(unseen) {
+  $("unseen").hidden = !unseen.length;
+  $("unseen-list").innerHTML = unseen.map((id) =>
+    `<li>${escapeHtml(id)} <button class="taken-off" data-id="${escapeHtml(id)}">Taken off</button></li>`).join("");
+  for (const button of $("unseen-list").querySelectorAll("button.taken-off")) {
+    button.onclick = () => correct({ op: "delete", model: button.dataset.id }).catch(showError);
+  }
 }
 
 async function deletePicked() {

@@ -13,11 +13,12 @@ unit moves. What is scored is what the page shows (``GameSession.view``, ``unit_
   activated) against the truth, and each model's length moved, start to where the page shows it now;
 - hands: no update while a hand is over the table;
 - casualties (``--casualties``): a model removed from the table at a round's start, which the players leave to the
-  page, is not shown standing on another model's piece;
+  page (or, with ``--players-take-off``, say was taken off where the page lists it as not seen), is not shown
+  standing on another model's piece;
 - models put down: each, once the table is still after it, shown within 0.25" of where it stands (a move the motion
   gate lets by leaves the identity score whole, since that is against the table last analysed, and shows here).
 
-Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--flicker 0.03] [--banding 0.03] [--white-balance 0.02] [--terrain found|true|none]``.
+Run: ``python benchmarks/eval_page_game.py [--game focal-point] [--seed 45] [--rounds 4] [--model-at-a-time] [--jitter 0.3] [--casualties] [--bump K] [--flicker 0.03] [--banding 0.03] [--white-balance 0.02] [--terrain found|true|none] [--players-answer] [--players-take-off]``.
 Seeded; a few minutes.
 """
 
@@ -139,6 +140,11 @@ def main() -> None:
         help="where the page asks which model is which (identity uncertain), the players drag each model it names "
         "onto its own piece",
     )
+    parser.add_argument(
+        "--players-take-off",
+        action="store_true",
+        help="the players press Taken off for each casualty the page lists as not seen by the camera",
+    )
     add_game_option(parser)
     add_terrain_option(parser)
     args = parser.parse_args()
@@ -195,6 +201,7 @@ def main() -> None:
         "analyses": 0,
         "asked_uncertain": 0,
         "answered": 0,
+        "taken_off": 0,
     }
     removed: set[str] = set(off_table)  # casualties, off the table (and on a hex mat those no hex held)
     dead_on: dict[str, str] = {}  # casualty -> a model whose piece the page showed it on
@@ -254,6 +261,8 @@ def main() -> None:
                 counts["asked_uncertain"] += "identity uncertain for" in session.camera.message
                 if args.players_answer:
                     answer(session.camera.message)
+            if args.players_take_off:
+                take_off()
         if page_id:
             score()
 
@@ -268,6 +277,14 @@ def main() -> None:
                 x, y = analysed[mid]
                 session.correct({"op": "move", "model": pid, "x": float(x), "y": float(y)})
                 counts["answered"] += 1
+
+    def take_off() -> None:
+        """The players look at the page's list of models the camera does not see, and say which were casualties."""
+        true_of = {pid: mid for mid, pid in page_id.items()}
+        for pid in session.view()["camera"]["unseen"]:
+            if true_of.get(pid) in removed:
+                session.correct({"op": "delete", "model": pid})
+                counts["taken_off"] += 1
 
     def score() -> None:
         at = {m["id"]: (m["x"], m["y"]) for m in session.view()["models"]}
@@ -492,6 +509,8 @@ def main() -> None:
         f"{counts['asked_uncertain']}/{counts['analyses']}"
         + (f"; the players dragged {counts['answered']} models onto their own pieces" if args.players_answer else "")
     )
+    if args.players_take_off:
+        print(f"casualties the players said were taken off (the page's list of models not seen): {counts['taken_off']}")
     said = ", ".join(f"{name} {covered_said[name]}/{n}" for name, n in still_frames.items())
     print(f"frames with no hand over the table said to be covered: {said}")
     markers_off = [

@@ -194,7 +194,7 @@ def start_session(store: GameStore, feed: Feed) -> GameSession:
     session = GameSession(store, first if first is not None else feed.empty_scene())
     if session.resumed and first is None and hasattr(feed, "resume"):
         added = [str(c["model"].get("id")) for c in session.corrections if c.get("op") == "add" and "model" in c]
-        feed.resume(session.scene.to_dict(), added)
+        feed.resume(session.scene.to_dict(), added, session.off_table())
     if first is not None:
         session.set_base(first, status)
     else:

@@ -82,26 +82,30 @@ class CameraFeed:
         self.identified = IdentifiedScenes()  # the first settled frame's ids, kept
         self.kept: dict[str, Any] | None = None  # the game kept before a restart, to go on with (resume)
         self.kept_placed: tuple[str, ...] = ()  # ...and the models in it that the players added
+        self.kept_off: tuple[dict[str, Any], ...] = ()  # ...and the game's models not on the table it kept
         self.last_photo: npt.NDArray[np.uint8] | None = None  # the frame the current scene was seen in
         self.covered: list[dict[str, Any]] = []  # what the last analysis found covering the table (vision/covered.py)
         self.camera_said: tuple[str, ...] = ()  # what the players were last told is wrong with the camera
         self.refined_said = ""  # the table mapped again from markers back in view: said until the next analysis
         self.unseen: tuple[str, ...] = ()  # the models the tracker knows that the last analysed scene left out
 
-    def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
-        """The page's game kept before a restart (its current scene; ``placed``: the models in it the players added):
-        the first frame analysed goes on with it, its ids on the pieces where its models stand
-        (IdentifiedScenes.resume), instead of naming the pieces afresh as a new deployment. The players'
-        corrections name models by those ids."""
+    def resume(
+        self, kept: dict[str, Any], placed: Sequence[str] = (), off_table: Sequence[dict[str, Any]] = ()
+    ) -> None:
+        """The page's game kept before a restart (its current scene; ``placed``: the models in it the players added;
+        ``off_table``: the game's models it does not show, as last kept): the first frame analysed goes on with it,
+        its ids on the pieces where its models stand (IdentifiedScenes.resume), instead of naming the pieces afresh
+        as a new deployment. The players' corrections name models by those ids."""
         if kept.get("models") and self.identified.tracker is None:
             self.kept, self.kept_placed = copy.deepcopy(kept), tuple(placed)
+            self.kept_off = tuple(copy.deepcopy(list(off_table)))
 
     def _go_on(self, found: dict[str, Any]) -> str:
         """What the players are told of the game kept (``resume``), now that the first frame is analysed: gone on
         with where at least half its models stand on a piece the camera found, else another table's, not used."""
         assert self.kept is not None
         kept, self.kept = self.kept, None
-        return go_on_with(self.identified, found, kept, self.kept_placed)
+        return go_on_with(self.identified, found, kept, self.kept_placed, self.kept_off)
 
     def use_refiner(self, refiner_path: Path | None) -> None:
         """Read the table with this base refiner from the next frame on (web/refiner_adapting.py); None: the

@@ -277,6 +277,22 @@ class GameSession:
             self._refresh()
             self.snapshot(f"the camera took the players' word: {', '.join(sorted(onto))}")
 
+    def off_table(self) -> list[dict[str, Any]]:
+        """The game's models the table does not show now (not seen, the players asked about them), each as the
+        latest snapshot that held it; not those the players deleted. A camera resumed after a restart holds them as
+        picked up, as it did before (``CameraFeed.resume``)."""
+        with self._lock:
+            shown = {m.get("id") for m in self.base.get("models", [])} | {m.id for m in self._scene.models}
+            deleted = {c.get("model") for c in self.corrections if c.get("op") == "delete"}
+            found: dict[str, dict[str, Any]] = {}
+            for row in reversed(self.store.snapshots(self.game_id)):
+                kept = self.store.snapshot(self.game_id, int(row["id"]))
+                for model in (kept or {}).get("scene", {}).get("models", []):
+                    mid = model.get("id")
+                    if mid not in shown and mid not in deleted and mid not in found:
+                        found[mid] = model
+            return list(found.values())
+
     def set_camera(self, camera: CameraStatus) -> None:
         """No new table from this frame, but the camera has news (set-up, hands, hidden markers)."""
         with self._lock:

@@ -2382,6 +2382,41 @@ def test_a_game_resumed_tells_alike_models_moved_while_the_page_was_down_apart_b
         assert shown != put and {"b9", "b10"} <= set(update.uncertain)
 
 
+@pytest.mark.parametrize("told_off_table", [True, False])
+def test_a_game_resumed_remembers_its_models_the_kept_table_did_not_show(told_off_table: bool) -> None:
+    # The Miniature Skirmish Game, Actions ("Move"); page games seed 165 and 167: a model put down out of sight
+    # (behind a wall) is not on the table the page shows, and so not in the scene it keeps. Resumed after a restart,
+    # the game had forgotten it: when it came down in view its piece was named a new model (or went to a casualty
+    # of its unit). The page now hands the resumed camera the game's models its table does not show, as last kept
+    # (``GameSession.off_table``); they are held as picked up, as before the restart, and one that turns up is its
+    # own model again.
+    from vision.live.identified import IdentifiedScenes
+
+    stood = {"a1": (10.0, 10.0), "a2": (11.5, 10.0), "a3": (13.0, 10.0)}
+
+    def table(at: dict[str, tuple[float, float]]) -> dict[str, Any]:
+        models = [{"id": mid, "unit": "a", "base": "32", "x": x, "y": y} for mid, (x, y) in at.items()]
+        return red_a_blue_b([*models, {"id": "c1", "unit": "b", "base": "32", "x": 30.0, "y": 40.0}])
+
+    before = IdentifiedScenes()
+    deployed, _ = before.identify(table(stood))
+    kept, update = before.identify(table({"a1": stood["a1"], "a2": stood["a2"]}))  # a3 out of sight
+    assert update is not None and update.vanished == ("a3",)
+    assert "a3" not in {m["id"] for m in kept["models"]}
+    resumed = IdentifiedScenes()
+    last_kept = [m for m in deployed["models"] if m["id"] == "a3"]
+    resumed.resume(kept, (), last_kept if told_off_table else ())
+    resumed.identify(table({"a1": stood["a1"], "a2": stood["a2"]}))  # the first frame after the restart
+    back = {"a1": stood["a1"], "a2": stood["a2"], "a3": (13.2, 10.1)}  # a3 in view again, nudged
+    out, update = resumed.identify(table(back))
+    assert update is not None
+    shown = {m["id"]: (m["x"], m["y"]) for m in out["models"] if m["id"] != "c1"}
+    if told_off_table:
+        assert shown == back and update.returned == ("a3",)
+    else:  # (the game as it was: a new model)
+        assert shown == {"a1": stood["a1"], "a2": stood["a2"], "new1": (13.2, 10.1)}
+
+
 def test_a_unit_moved_while_the_page_was_down_keeps_a_model_on_the_piece_its_figure_stands_on() -> None:
     # Affinity: Focal Point, 5.2 Activation (a unit's models move one at a time here). Page game seed 158: u5 moved
     # while the page was down; one model (b12) was seen after, and b9 and b10 were guessed on its shift. Next time u5

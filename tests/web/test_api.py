@@ -787,3 +787,27 @@ def test_a_casualty_the_camera_lost_sight_of_can_be_taken_off_and_its_piece_is_n
     assert (k2["x"], k2["y"]) == (16.9, 10.1)
     assert "k3" not in {m["id"] for m in session.view()["models"]} and session.view()["camera"]["unseen"] == []
     assert not session.view()["skipped"]  # (the delete of a model off the table is no correction waiting)
+
+
+def test_a_restart_hands_the_camera_the_models_its_table_did_not_show(tmp_path: Path) -> None:
+    # A model out of sight is not on the table the page shows, nor in the scene it keeps; a restart resumed the camera
+    # from that scene and forgot the model (page games seed 165, 167). The page hands the resumed camera the game's
+    # models its table lacks, each as the latest snapshot held it; not one the players deleted.
+    from web.session import GameSession
+    from web.store import GameStore
+
+    store = GameStore(str(tmp_path / "game.sqlite"))
+    deployed, status = session_feed_frame()
+    session = GameSession(store, deployed)
+    session.snapshot("deployment")
+    assert session.off_table() == []
+    k3 = model(deployed, "k3")
+    without = copy.deepcopy(deployed)
+    without["models"] = [m for m in without["models"] if m["id"] not in ("k3", "w1")]  # out of sight
+    session.set_base(without, status)
+    session.snapshot("as seen")
+    assert {m["id"]: (m["x"], m["y"]) for m in session.off_table()} == {"k3": (k3["x"], k3["y"]), "w1": (4.0, 4.0)}
+    session.correct({"op": "delete", "model": "k1"})  # a casualty the players took off the page's table
+    assert "k1" not in {m["id"] for m in session.view()["models"]}
+    again = GameSession(store, deployed)  # the restart: the same game, resumed from its store
+    assert {m["id"] for m in again.off_table()} == {"k3", "w1"}

@@ -72,7 +72,11 @@ def _scene_of_game(data: Any, source: str, game: str, what: str) -> dict[str, An
 
 
 def go_on_with(
-    identified: IdentifiedScenes, found: dict[str, Any], kept: dict[str, Any], placed: Sequence[str] = ()
+    identified: IdentifiedScenes,
+    found: dict[str, Any],
+    kept: dict[str, Any],
+    placed: Sequence[str] = (),
+    off_table: Sequence[dict[str, Any]] = (),
 ) -> str:
     """A game kept before a restart (the page's saved scene, ``watch --keep``'s file) and the first frame analysed
     since (``found``): gone on with (``IdentifiedScenes.resume``: its ids on the pieces where its models stand)
@@ -84,7 +88,7 @@ def go_on_with(
             f"the game kept has {total} models, {standing} of them where the camera finds a piece: not this "
             "table, so its pieces are named afresh"
         )
-    identified.resume(kept, placed)
+    identified.resume(kept, placed, off_table)
     return f"game resumed: {standing} of its {total} models found where they were kept"
 
 

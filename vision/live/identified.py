@@ -128,22 +128,33 @@ class IdentifiedScenes:
             out["history"] = out.get("history", []) + moves
         return out, update
 
-    def resume(self, kept: dict[str, Any], placed: Sequence[str] = ()) -> None:
+    def resume(
+        self, kept: dict[str, Any], placed: Sequence[str] = (), off_table: Sequence[dict[str, Any]] = ()
+    ) -> None:
         """Go on with a game kept earlier (the page's saved scene after a restart: its ids, units and places are the
         game's): the next analysed scene is matched to it as a later frame of the same game, not taken as a new
         deployment, so the players' corrections, which name the models, stay on them. What moved while no one
         watched is matched as any move is (not told which unit); a model not found is asked about.
         ``placed``: the models the players added (the camera had missed them): tracked again as ones the players
-        placed, from where the kept scene has them (moved with their unit since, say), as ``take_units`` adopts them."""
+        placed, from where the kept scene has them (moved with their unit since, say), as ``take_units`` adopts them.
+        ``off_table``: the game's models the kept scene does not show (not seen, the players asked about them; as last
+        kept): held as picked up, as they were before the restart, so one that turns up is matched as any model
+        picked up is (before, the resumed game had forgotten it: its piece went to a casualty of its unit, or was
+        named a new model: page games skirmish seed 165, focal-point seed 167)."""
         self.first = copy.deepcopy(kept)
-        self.tracker = IdentityTracker.from_scene(kept)
+        units = {str(u["id"]) for u in kept.get("units", [])}
+        ids = {str(m["id"]) for m in kept.get("models", [])}
+        off = [copy.deepcopy(m) for m in off_table if str(m.get("unit")) in units and str(m.get("id")) not in ids]
+        self.first["models"] = self.first.get("models", []) + off
+        self.tracker = IdentityTracker.from_scene(self.first)
+        for mid in (str(m["id"]) for m in off):
+            self.tracker.models[mid].lost = self.tracker.models[mid].gone = True
         self.tracker.placeholder_units = placeholder_units(kept)
         # Each unit's latest move the camera recorded is the tracker's again (the scenes shown add it, as before the
         # restart): a unit restarted mid-activation (a model at a time) goes on from where it began, not from where
         # its models moved so far stood when the game was kept.
         # (the tracker keeps them in the order they began: the last is the unit whose activation may be going on)
         history = self.first.get("history", [])
-        units = {str(u["id"]) for u in kept.get("units", [])}
         latest = {
             str(e["unit"]): k
             for k, e in enumerate(history)
@@ -159,7 +170,9 @@ class IdentifiedScenes:
                 model.lost = model.gone = model.placed = True
                 self.placed.add(mid)
         # (a piece that turns up from now on gets a new id the kept game has not used)
-        self.added = max((int(m["id"][3:]) for m in kept["models"] if re.fullmatch(r"new\d+", str(m["id"]))), default=0)
+        self.added = max(
+            (int(m["id"][3:]) for m in self.first["models"] if re.fullmatch(r"new\d+", str(m["id"]))), default=0
+        )
 
     def follow_calibration(self, report: MonitorReport, gate: MotionGate) -> bool:
         """What the camera's calibration monitor said of this frame, for the places held: knocked and recalibrated,

@@ -283,7 +283,7 @@ class GameSession:
         picked up, as it did before (``CameraFeed.resume``)."""
         with self._lock:
             shown = {m.get("id") for m in self.base.get("models", [])} | {m.id for m in self._scene.models}
-            deleted = {c.get("model") for c in self.corrections if c.get("op") == "delete"}
+            deleted = self._taken_off()
             found: dict[str, dict[str, Any]] = {}
             for row in reversed(self.store.snapshots(self.game_id)):
                 kept = self.store.snapshot(self.game_id, int(row["id"]))

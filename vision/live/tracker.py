@@ -1019,10 +1019,10 @@ class IdentityTracker:
         for mid in gone:
             del self.models[mid]
             self.guessed_moves.pop(mid, None)
-            for group in (self.partly_seen, self.remapped, *self.absent_at_activation.values()):
-                group.discard(mid)
-            for unit, (start, entries) in self.last_move.items():  # (its unit's move is matched again without it)
-                self.last_move[unit] = ({k: xy for k, xy in start.items() if k != mid}, entries)
+        for group in (self.partly_seen, self.remapped, *self.absent_at_activation.values()):
+            group.difference_update(gone)
+        for unit, (start, entries) in self.last_move.items():  # (its unit's move is matched again without them)
+            self.last_move[unit] = ({k: xy for k, xy in start.items() if k not in gone}, entries)
         return gone
 
     def _note_activations(
